@@ -1,0 +1,36 @@
+/** Everything injected (ARCHITECTURE §1.4): clock, ids, fetch, store, kv and logger arrive in one object. */
+import type { Logger } from "pino";
+import type { GatewayConfig } from "./config/types.ts";
+import type { Catalog } from "./routing/catalog.ts";
+import type { Kv } from "./kv/kv.ts";
+import type { Registry } from "./registry/registry.ts";
+import type { Store } from "./store/types.ts";
+import type { UsageLedger } from "./accounting/ledger.ts";
+import type { KeyCache } from "./auth/key-cache.ts";
+import type { ModuleHelpers } from "./registry/helpers.ts";
+
+export interface Clock {
+  /** Unix milliseconds. */
+  now(): number;
+}
+
+export interface IdGenerator {
+  /** A new unique id with the given prefix, e.g. `gen-…`. */
+  id(prefix: string): string;
+}
+
+export interface Deps {
+  config: GatewayConfig;
+  clock: Clock;
+  ids: IdGenerator;
+  fetch: typeof fetch;
+  store: Store;
+  kv: Kv;
+  logger: Logger;
+  registry: Registry;
+  catalog: Catalog;
+  ledger: UsageLedger;
+  keyCache: KeyCache;
+  /** What plugins, tools and adapters receive instead of importing our runtime values. */
+  helpers: ModuleHelpers;
+}

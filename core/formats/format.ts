@@ -1,0 +1,34 @@
+/** Wire format contract (ARCHITECTURE §3): decode a body to canonical, encode canonical back, stream events as SSE. */
+import type { TSchema } from "@sinclair/typebox";
+import type { EventStream } from "../model/events.ts";
+import type { CanonicalRequest, InboundFormat } from "../model/request.ts";
+import type { CanonicalResponse } from "../model/response.ts";
+
+export interface EncodeContext {
+  request: CanonicalRequest;
+  /** The id the client sees (also the `X-Generation-Id` header). */
+  generationId: string;
+  /** Routing metadata (`service_metadata`) when the client opted in; read at the end so it is complete. */
+  serviceMetadata?: () => Record<string, unknown>;
+}
+
+export interface WireFormat {
+  readonly id: InboundFormat;
+  /** TypeBox schema of the request body: validated at the edge (compiled once) and published in the OpenAPI docs. */
+  readonly schema: TSchema;
+  /**
+   * Body (already schema-valid) → canonical request. Enforces the spec's semantic 400 rules by throwing
+   * GatewayError `invalid_request` with a message naming the field.
+   */
+  decode(body: Record<string, unknown>, headers: Headers): CanonicalRequest;
+  /** Canonical response → result body. */
+  encode(response: CanonicalResponse, ctx: EncodeContext): Record<string, unknown>;
+  /**
+   * Canonical events → complete SSE frames (`data: …\n\n`, or `event: x\ndata: …\n\n`), relayed one by one as they
+   * arrive, ending with the format's terminal frame (`data: [DONE]` where the format has it). An `error` event is
+   * rendered as the format's in-band terminal error.
+   */
+  stream(events: EventStream, ctx: EncodeContext): AsyncIterable<string>;
+  /** Frame sent on idle streams; defaults to the SSE comment `: SERVICE PROCESSING` (Messages uses `ping`). */
+  readonly keepAliveFrame?: string;
+}

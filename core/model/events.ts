@@ -1,0 +1,31 @@
+/**
+ * Canonical stream events (ARCHITECTURE §2): id-keyed start/delta/end parts, then usage and finish.
+ * Every upstream stream is parsed into these and every format's stream encoder renders them, so
+ * formats × providers never meet directly.
+ */
+import type { GatewayError } from "../errors.ts";
+import type { Finish } from "./response.ts";
+import type { Cost, Usage } from "./usage.ts";
+
+export type StreamEvent =
+  /** First event of every stream: identity of the generation. */
+  | { type: "start"; id: string; model: string; provider: string; created: number; serviceTier?: string }
+  | { type: "text-start"; id: string }
+  | { type: "text-delta"; id: string; delta: string; logprobs?: unknown[] }
+  | { type: "text-end"; id: string; annotations?: unknown[] }
+  | { type: "reasoning-start"; id: string; itemId?: string; format?: string }
+  | { type: "reasoning-delta"; id: string; delta: string; kind?: "text" | "summary" }
+  | { type: "reasoning-end"; id: string; signature?: string; encrypted?: string; redacted?: string }
+  | { type: "tool-call-start"; id: string; name: string; itemId?: string }
+  | { type: "tool-call-delta"; id: string; delta: string }
+  | { type: "tool-call-end"; id: string }
+  | { type: "refusal-delta"; id: string; delta: string }
+  /** Usage so far (the last one wins); `cost` is attached by the accounting stage before encoders see it. */
+  | { type: "usage"; usage: Usage; cost?: Cost }
+  | { type: "finish"; finish: Finish }
+  /** In-band failure after the stream started; always the last event. */
+  | { type: "error"; error: GatewayError }
+  /** `debug.echo_upstream_body`: the transformed upstream request body. */
+  | { type: "debug"; upstreamBody: unknown };
+
+export type EventStream = AsyncIterable<StreamEvent>;

@@ -1,0 +1,51 @@
+/** The canonical response (ARCHITECTURE §2): what every encoder renders and what `collect(events)` builds. */
+import type { ErrorType } from "../errors.ts";
+import type { Part } from "./parts.ts";
+import type { Cost, Usage } from "./usage.ts";
+import type { Warning } from "./warnings.ts";
+
+/** Unified finish reasons; `raw` keeps the exact upstream value (e.g. `model_context_window_exceeded`). */
+export type FinishReason =
+  | "stop"
+  | "length"
+  | "tool_calls"
+  | "content_filter"
+  | "refusal"
+  | "pause"
+  | "context_window"
+  | "error"
+  | "other";
+
+export interface Finish {
+  reason: FinishReason;
+  raw?: string;
+  /** The stop sequence that ended generation, when known. */
+  stopSequence?: string | null;
+}
+
+export interface ResponseError {
+  type: ErrorType;
+  message: string;
+  status: number;
+  metadata?: Record<string, unknown>;
+}
+
+export interface CanonicalResponse {
+  id: string;
+  model: string;
+  provider: string;
+  /** Unix seconds. */
+  created: number;
+  completed?: number;
+  /** Output parts in order: text, reasoning, tool calls, refusals. */
+  parts: Part[];
+  finish: Finish;
+  usage: Usage;
+  cost?: Cost;
+  serviceTier?: string;
+  systemFingerprint?: string | null;
+  /** Logprobs of text tokens, as chat-completions shapes them. */
+  logprobs?: unknown[];
+  warnings: Warning[];
+  error?: ResponseError;
+}

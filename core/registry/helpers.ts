@@ -1,0 +1,18 @@
+/**
+ * What a module receives at run time instead of importing our runtime values (ARCHITECTURE §1.3):
+ * a module outside the binary gets its own copy of anything it imports, so errors, logging, fetch and kv come from here.
+ */
+import type { Logger } from "pino";
+import type { ErrorType, GatewayError, GatewayErrorInit } from "../errors.ts";
+import type { Kv } from "../kv/kv.ts";
+
+export interface ModuleHelpers {
+  /** Builds a GatewayError recognised by the pipeline (brand check), whatever copy of our code the module has. */
+  error(type: ErrorType, message: string, init?: GatewayErrorInit): GatewayError;
+  logger: Logger;
+  /** Outbound HTTP; tests inject a recording fake. */
+  fetch: typeof fetch;
+  kv: Kv;
+  now(): number;
+  id(prefix: string): string;
+}

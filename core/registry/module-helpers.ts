@@ -1,0 +1,17 @@
+/** Builds the helpers object handed to modules (one per process, not per request). */
+import type { Logger } from "pino";
+import { GatewayError } from "../errors.ts";
+import type { Clock, IdGenerator } from "../deps.ts";
+import type { Kv } from "../kv/kv.ts";
+import type { ModuleHelpers } from "./helpers.ts";
+
+export function createModuleHelpers(parts: { logger: Logger; fetch: typeof fetch; kv: Kv; clock: Clock; ids: IdGenerator }): ModuleHelpers {
+  return Object.freeze({
+    error: (type, message, init) => new GatewayError(type, message, init),
+    logger: parts.logger,
+    fetch: parts.fetch,
+    kv: parts.kv,
+    now: () => parts.clock.now(),
+    id: (prefix: string) => parts.ids.id(prefix),
+  } satisfies ModuleHelpers);
+}

@@ -1,0 +1,40 @@
+/** Provider adapter contract (ARCHITECTURE §1.1): canonical request in, canonical response or events out. */
+import type { EventStream } from "../model/events.ts";
+import type { CanonicalRequest } from "../model/request.ts";
+import type { CanonicalResponse } from "../model/response.ts";
+import type { ModuleBase } from "./define.ts";
+import type { ModuleHelpers } from "./helpers.ts";
+
+/** One configured upstream for one model: what an adapter needs to make the call. */
+export interface UpstreamTarget {
+  providerId: string;
+  /** API root including its version segment; the adapter appends the operation path. */
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** The model name the upstream knows. */
+  upstreamModel: string;
+  /** Extra headers from the provider config. */
+  headers: Record<string, string>;
+  /** Adapter options from the provider config, already validated against `optionsSchema`. */
+  options: Record<string, unknown>;
+}
+
+export interface ProviderCall {
+  request: CanonicalRequest;
+  target: UpstreamTarget;
+  /** Aborted when the client disconnects or the deadline passes; adapters pass it to fetch. */
+  signal: AbortSignal;
+  helpers: ModuleHelpers;
+  /** Called once with the exact body sent upstream (for `debug.echo_upstream_body`). */
+  onUpstreamBody?: (body: unknown) => void;
+}
+
+export interface ProviderAdapter extends ModuleBase {
+  /** Non-streaming call. Throws GatewayError (status and `retryable` set) when the upstream fails. */
+  generate(call: ProviderCall): Promise<CanonicalResponse>;
+  /**
+   * Streaming call. Resolves once the upstream accepted the request (status known), so failures before the
+   * first byte throw here and routing may still fall back; failures after that arrive as an `error` event.
+   */
+  stream(call: ProviderCall): Promise<EventStream>;
+}
