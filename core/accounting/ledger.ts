@@ -1,0 +1,75 @@
+/**
+ * The usage ledger: generation records and key spending are written off the hot path in small batched
+ * transactions, and flushed on shutdown so nothing is lost on a clean stop.
+ */
+import type { Logger } from "pino";
+import type { GenerationRecord, Store } from "../store/types.ts";
+
+export class UsageLedger {
+  private queue: GenerationRecord[] = [];
+  private readonly pendingByKey = new Map<string, number>();
+  private readonly pendingById = new Map<string, GenerationRecord>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly logger: Logger,
+    private readonly intervalMs = 200,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  /** Queues one generation; cheap and synchronous on the request path. */
+  record(generation: GenerationRecord): void {
+    this.queue.push(generation);
+    this.pendingById.set(generation.id, generation);
+    if (generation.cost > 0) this.pendingByKey.set(generation.keyHash, (this.pendingByKey.get(generation.keyHash) ?? 0) + generation.cost);
+  }
+
+  /** Spending recorded but not yet written, so `GET /key` is exact right after a request. */
+  pendingUsage(keyHash: string): number {
+    return this.pendingByKey.get(keyHash) ?? 0;
+  }
+
+  pendingGeneration(id: string): GenerationRecord | undefined {
+    return this.pendingById.get(id);
+  }
+
+  /** Writes everything queued so far; concurrent calls are serialised. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writeBatch());
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  private async writeBatch(): Promise<void> {
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    const byKey = new Map<string, number>();
+    for (const g of batch) if (g.cost > 0) byKey.set(g.keyHash, (byKey.get(g.keyHash) ?? 0) + g.cost);
+    try {
+      await this.store.generations.insertMany(batch);
+      await this.store.keys.addUsage([...byKey].map(([hash, amount]) => ({ hash, amount })));
+      for (const g of batch) this.pendingById.delete(g.id);
+      for (const [hash, amount] of byKey) {
+        const left = (this.pendingByKey.get(hash) ?? 0) - amount;
+        if (left > 1e-12) this.pendingByKey.set(hash, left);
+        else this.pendingByKey.delete(hash);
+      }
+    } catch (error) {
+      // Keep the batch for the next tick rather than lose billing data.
+      this.queue = batch.concat(this.queue);
+      this.logger.error({ err: error, records: batch.length }, "usage ledger flush failed; will retry");
+    }
+  }
+}

@@ -1,0 +1,26 @@
+/** Prices usage with an endpoint's pricing (USD per token; `request` per call). */
+import type { Pricing } from "../config/types.ts";
+import type { Cost, Usage } from "../model/usage.ts";
+
+/**
+ * Cached reads and writes are priced separately when the endpoint publishes those prices, otherwise at the prompt
+ * price; reasoning tokens are part of output tokens unless a reasoning price is set.
+ */
+export function costOf(usage: Usage, pricing: Pricing, failedWithoutOutput = false): Cost {
+  // No-charge rule (reference b11): zero output and an error finish costs nothing.
+  if (failedWithoutOutput && usage.output.total === 0) return { total: 0, input: 0, output: 0, upstream: null };
+  const read = usage.input.cacheRead;
+  const write = usage.input.cacheWrite;
+  const plain = Math.max(0, usage.input.total - read - write);
+  const input =
+    plain * pricing.prompt + read * (pricing.cacheRead ?? pricing.prompt) + write * (pricing.cacheWrite ?? pricing.prompt);
+  const reasoning = pricing.reasoning === undefined ? 0 : usage.output.reasoning;
+  const output = (usage.output.total - reasoning) * pricing.completion + reasoning * (pricing.reasoning ?? 0);
+  const total = round(input + output + (pricing.request ?? 0));
+  return { total, input: round(input), output: round(output), upstream: null };
+}
+
+/** Rounds to 1e-12 USD so float noise never shows in results. */
+function round(value: number): number {
+  return Math.round(value * 1e12) / 1e12;
+}

@@ -1,0 +1,58 @@
+/** The Elysia root at `/api/v1` (ARCHITECTURE §7): route groups, docs, one error handler. No business logic here. */
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { createAuthenticator } from "./auth/authenticate.ts";
+import type { Deps } from "./deps.ts";
+import { GatewayError } from "./errors.ts";
+import { formatRoutes } from "./formats/index.ts";
+import { envelopeOf, errorResponse } from "./http/envelope.ts";
+import { edgeError, type RouteTable } from "./http/edge-errors.ts";
+import { accountRoutes } from "./routes/account.ts";
+import { catalogRoutes } from "./routes/catalog.ts";
+import { inferenceRoute } from "./routes/inference.ts";
+import { keyRoutes } from "./routes/keys.ts";
+
+export const API_PREFIX = "/api/v1";
+
+export function createApp(deps: Deps, defaultWorkspaceId: string) {
+  const auth = createAuthenticator(deps, defaultWorkspaceId);
+  const routes: RouteTable = new Map();
+  const limit = deps.config.bodyLimitBytes;
+
+  const api = new Elysia({ prefix: API_PREFIX, name: "api", normalize: false })
+    .use(catalogRoutes(deps))
+    .use(keyRoutes(deps, auth))
+    .use(accountRoutes(deps, auth));
+  // Elysia instances are mutable: `use` registers the routes on `api` itself.
+  for (const route of formatRoutes) api.use(inferenceRoute(deps, auth, route.path, route.format, route.summary));
+
+  const app = new Elysia({ name: "gateway", normalize: false })
+    .onRequest(({ request }) => {
+      // Reject oversized bodies from the declared length before reading them; Bun's own cap backs this up.
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > limit) {
+        const error = new GatewayError("payload_too_large", `Request payload too large (limit ${limit} bytes)`);
+        return errorResponse(error, envelopeOf(error));
+      }
+    })
+    .onError(({ code, error, request }) => edgeError(code, error, request, routes))
+    .use(
+      openapi({
+        path: "/docs",
+        documentation: {
+          info: { title: "Inference gateway", version: "1.0.0", description: "One HTTP/JSON service in front of many language-model providers." },
+        },
+      }),
+    )
+    .use(api);
+
+  for (const route of app.routes) {
+    const path = route.path.replace(/\/+$/, "") || "/";
+    const methods = routes.get(path) ?? new Set<string>();
+    methods.add(route.method.toUpperCase());
+    routes.set(path, methods);
+  }
+  return app;
+}
+
+export type GatewayApp = ReturnType<typeof createApp>;

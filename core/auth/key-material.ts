@@ -1,0 +1,26 @@
+/** API key secrets: generation, hashing (one SHA-256 per check) and constant-time comparison. */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+
+const PREFIX = "sk-gw-v1-";
+
+/** A new secret; only its hash is ever stored. */
+export function newSecret(): string {
+  return PREFIX + randomBytes(32).toString("base64url");
+}
+
+/** SHA-256 hex of a secret: the key's stored identity (`hash`). */
+export function hashSecret(secret: string): string {
+  return new Bun.CryptoHasher("sha256").update(secret).digest("hex");
+}
+
+/** A non-secret hint for listings: prefix and a few characters of each end. */
+export function labelOf(secret: string): string {
+  const body = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
+  return `${PREFIX}${body.slice(0, 3)}...${body.slice(-3)}`;
+}
+
+/** Constant-time equality of two hex digests. */
+export function sameHash(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a, "hex"), Buffer.from(b, "hex"));
+}

@@ -1,0 +1,11 @@
+/** Who is calling: the authenticated key and its workspace. */
+import type { ApiKeyRecord } from "../store/types.ts";
+
+export interface Principal {
+  keyHash: string;
+  name: string;
+  workspaceId: string;
+  isManagement: boolean;
+  /** The stored record (undefined for the env admin key, which lives only in configuration). */
+  record: ApiKeyRecord | undefined;
+}

@@ -1,0 +1,113 @@
+/** Assembles the gateway from configuration: deps, registry, catalog, app. Shared by server.ts, tests and benches. */
+import type { Logger } from "pino";
+import { builtinPlugins } from "../plugins/index.ts";
+import { builtinProviders } from "../providers/index.ts";
+import { builtinTools } from "../tools/index.ts";
+import { UsageLedger } from "./accounting/ledger.ts";
+import { createApp, type GatewayApp } from "./app.ts";
+import { hashSecret, labelOf, newSecret } from "./auth/key-material.ts";
+import { KeyCache } from "./auth/key-cache.ts";
+import type { GatewayConfig } from "./config/types.ts";
+import type { Clock, Deps, IdGenerator } from "./deps.ts";
+import { openKv } from "./kv/connect.ts";
+import type { Kv } from "./kv/kv.ts";
+import { createLogger } from "./logger.ts";
+import { loadExtensions } from "./registry/load-extensions.ts";
+import { createModuleHelpers } from "./registry/module-helpers.ts";
+import { Registry } from "./registry/registry.ts";
+import { buildCatalog } from "./routing/catalog.ts";
+import { openStore } from "./store/connect.ts";
+import type { Store } from "./store/types.ts";
+
+export interface Gateway {
+  deps: Deps;
+  app: GatewayApp;
+  defaultWorkspaceId: string;
+  /** Flushes the usage ledger and closes the store and kv. */
+  close(): Promise<void>;
+}
+
+export interface GatewayOverrides {
+  logger?: Logger;
+  fetch?: typeof fetch;
+  clock?: Clock;
+  ids?: IdGenerator;
+  store?: Store;
+  kv?: Kv;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+export const randomIds: IdGenerator = { id: (prefix) => prefix + crypto.randomUUID().replaceAll("-", "") };
+
+/** Registers built-ins (static barrels) and the config's extensions; a bad module throws ModuleError. */
+export async function buildRegistry(config: GatewayConfig): Promise<Registry> {
+  const registry = new Registry();
+  for (const module of builtinProviders) registry.register(module, `built-in provider ${module.id}`);
+  for (const module of builtinPlugins) registry.register(module, `built-in plugin`);
+  for (const module of builtinTools) registry.register(module, `built-in tool ${module.id}`);
+  await loadExtensions(config.extensions, registry, config.configDir, config.plugins);
+  return registry;
+}
+
+export async function createGateway(config: GatewayConfig, overrides: GatewayOverrides = {}): Promise<Gateway> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  // Everything that can reject the configuration runs before any connection is opened.
+  const registry = await buildRegistry(config);
+  const catalog = buildCatalog(config.providers, registry);
+  const store = overrides.store ?? (await openStore(config.databaseUrl, { logger }));
+  const kv = overrides.kv ?? (await openKv(config.redisUrl, logger));
+  const clock = overrides.clock ?? systemClock;
+  const ids = overrides.ids ?? randomIds;
+  const fetchImpl = overrides.fetch ?? globalThis.fetch;
+  const ledger = new UsageLedger(store, logger);
+  const keyCache = new KeyCache(store.keys, kv, () => clock.now());
+  const deps: Deps = {
+    config,
+    clock,
+    ids,
+    fetch: fetchImpl,
+    store,
+    kv,
+    logger,
+    registry,
+    catalog,
+    ledger,
+    keyCache,
+    helpers: createModuleHelpers({ logger, fetch: fetchImpl, kv, clock, ids }),
+  };
+  const workspace = await store.workspaces.ensureDefault();
+  ledger.start();
+  await keyCache.start();
+  const app = createApp(deps, workspace.id);
+  return {
+    deps,
+    app,
+    defaultWorkspaceId: workspace.id,
+    async close() {
+      await ledger.close();
+      await kv.close();
+      await store.close();
+    },
+  };
+}
+
+/** On an empty database with no GATEWAY_ADMIN_KEY: one management and one inference key, returned to print once. */
+export async function ensureFirstKeys(gateway: Gateway): Promise<{ management: string; inference: string } | undefined> {
+  const { deps } = gateway;
+  if (deps.config.adminKey || (await deps.store.keys.count()) > 0) return undefined;
+  const make = async (name: string, isManagement: boolean) => {
+    const secret = newSecret();
+    await deps.store.keys.create({
+      hash: hashSecret(secret),
+      workspaceId: gateway.defaultWorkspaceId,
+      name,
+      label: labelOf(secret),
+      isManagement,
+      limit: null,
+      limitReset: null,
+      expiresAt: null,
+    });
+    return secret;
+  };
+  return { management: await make("first management key", true), inference: await make("first inference key", false) };
+}

@@ -1,0 +1,82 @@
+/** TypeBox schema of the JSON config file (`GATEWAY_CONFIG`); compiled once at start-up. */
+import { Type, type Static } from "@sinclair/typebox";
+
+/** Money and prices may be written as numbers or numeric strings (as providers publish them). */
+const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: "^\\s*[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+)?\\s*$" })]);
+
+const Secret = Type.Union([Type.String(), Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false })]);
+
+const ModelSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    upstream_model: Type.Optional(Type.String({ minLength: 1 })),
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    pricing: Type.Optional(
+      Type.Object(
+        {
+          prompt: Price,
+          completion: Price,
+          cache_read: Type.Optional(Price),
+          cache_write: Type.Optional(Price),
+          reasoning: Type.Optional(Price),
+          request: Type.Optional(Price),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    context_length: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    supported_parameters: Type.Optional(Type.Array(Type.String())),
+    quantization: Type.Optional(Type.String()),
+    tiers: Type.Optional(Type.Array(Type.String())),
+    data_collection: Type.Optional(Type.Union([Type.Literal("allow"), Type.Literal("deny")])),
+    zdr: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const ProviderSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, pattern: "^[A-Za-z0-9._-]+$" }),
+    adapter: Type.String({ minLength: 1 }),
+    base_url: Type.Optional(Type.String({ pattern: "^https?://" })),
+    api_key: Type.Optional(Secret),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    models: Type.Array(ModelSchema, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+const ExtensionSchema = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object(
+    { module: Type.String({ minLength: 1 }), options: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+    { additionalProperties: false },
+  ),
+]);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    providers: Type.Optional(Type.Array(ProviderSchema)),
+    extensions: Type.Optional(Type.Array(ExtensionSchema)),
+    plugins: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
+    /** Keep the built-in simulator provider even when other providers are configured. */
+    simulator: Type.Optional(Type.Boolean()),
+    server: Type.Optional(
+      Type.Object(
+        {
+          body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+          idle_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 255 })),
+          keep_alive_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;

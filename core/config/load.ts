@@ -1,0 +1,147 @@
+/** Reads env and the JSON config file into a validated GatewayConfig; any problem names the bad field. */
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { dirname, resolve } from "node:path";
+import { ConfigFileSchema, type ConfigFile } from "./file-schema.ts";
+import { simulatorProvider } from "./simulator-default.ts";
+import type { ExtensionRef, GatewayConfig, ModelConfig, ProviderConfig } from "./types.ts";
+
+/** Thrown for invalid configuration; server.ts prints the message and exits non-zero. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const fileValidator = TypeCompiler.Compile(ConfigFileSchema);
+
+const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+type Env = Record<string, string | undefined>;
+
+export async function loadConfig(env: Env = process.env): Promise<GatewayConfig> {
+  const configPath = env.GATEWAY_CONFIG;
+  const file = configPath ? await readConfigFile(configPath) : {};
+  const configDir = configPath ? dirname(resolve(configPath)) : process.cwd();
+  return buildConfig(file, env, configDir);
+}
+
+/** Parses and validates a config file; the error names the JSON path of the first bad field. */
+export async function readConfigFile(path: string): Promise<ConfigFile> {
+  const handle = Bun.file(path);
+  if (!(await handle.exists())) throw new ConfigError(`GATEWAY_CONFIG: file not found: ${path}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await handle.text());
+  } catch (error) {
+    throw new ConfigError(`GATEWAY_CONFIG: ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  return validateConfigFile(raw);
+}
+
+export function validateConfigFile(raw: unknown): ConfigFile {
+  const first = fileValidator.Errors(raw).First();
+  if (first) {
+    const field = first.path === "" ? "(root)" : first.path.slice(1).replaceAll("/", ".");
+    throw new ConfigError(`invalid config field "${field}": ${first.message}`);
+  }
+  return raw as ConfigFile;
+}
+
+export function buildConfig(file: ConfigFile, env: Env, configDir: string): GatewayConfig {
+  const providers = (file.providers ?? []).map((p, i) => toProvider(p, i, env));
+  if (providers.length === 0 || file.simulator === true) providers.unshift(simulatorProvider());
+  assertUnique(providers.map((p) => p.id), "providers[].id");
+  return {
+    host: env.HOST || "0.0.0.0",
+    port: parsePort(env.PORT),
+    databaseUrl: env.DATABASE_URL || "sqlite://./data/gateway.db",
+    redisUrl: env.REDIS_URL || undefined,
+    logLevel: env.LOG_LEVEL || "info",
+    adminKey: env.GATEWAY_ADMIN_KEY || undefined,
+    bodyLimitBytes: file.server?.body_limit_bytes ?? DEFAULT_BODY_LIMIT,
+    idleTimeoutSeconds: file.server?.idle_timeout_seconds ?? 255,
+    keepAliveMs: file.server?.keep_alive_ms ?? 15_000,
+    shutdownGraceMs: file.server?.shutdown_grace_ms ?? 30_000,
+    providers,
+    extensions: (file.extensions ?? []).map(toExtension),
+    plugins: file.plugins ?? {},
+    configDir,
+  };
+}
+
+type ProviderEntry = NonNullable<ConfigFile["providers"]>[number];
+type ModelEntry = ProviderEntry["models"][number];
+
+function toProvider(p: ProviderEntry, index: number, env: Env): ProviderConfig {
+  const where = `providers[${index}]`;
+  if (p.adapter !== "simulator" && !p.base_url) throw new ConfigError(`invalid config field "${where}.base_url": required`);
+  return {
+    id: p.id,
+    adapter: p.adapter,
+    baseUrl: (p.base_url ?? "simulator://local").replace(/\/+$/, ""),
+    apiKey: resolveSecret(p.api_key, `${where}.api_key`, env),
+    headers: p.headers ?? {},
+    options: p.options ?? {},
+    models: p.models.map((m, j) => toModel(m, `${where}.models[${j}]`)),
+    simulated: p.adapter === "simulator",
+  };
+}
+
+function toModel(m: ModelEntry, where: string): ModelConfig {
+  const price = (v: number | string | undefined, field: string): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = typeof v === "number" ? v : Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new ConfigError(`invalid config field "${where}.pricing.${field}": not a price`);
+    return n;
+  };
+  const pricing = m.pricing;
+  return {
+    id: m.id,
+    upstreamModel: m.upstream_model ?? m.id,
+    pricing: {
+      prompt: price(pricing?.prompt, "prompt") ?? 0,
+      completion: price(pricing?.completion, "completion") ?? 0,
+      ...optional("cacheRead", price(pricing?.cache_read, "cache_read")),
+      ...optional("cacheWrite", price(pricing?.cache_write, "cache_write")),
+      ...optional("reasoning", price(pricing?.reasoning, "reasoning")),
+      ...optional("request", price(pricing?.request, "request")),
+    },
+    contextLength: m.context_length,
+    maxOutputTokens: m.max_output_tokens,
+    supportedParameters: m.supported_parameters,
+    quantization: m.quantization,
+    tiers: m.tiers,
+    dataCollection: m.data_collection,
+    zdr: m.zdr,
+    name: m.name,
+    description: m.description,
+  };
+}
+
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}
+
+function resolveSecret(value: string | { env: string } | undefined, field: string, env: Env): string | undefined {
+  if (value === undefined || typeof value === "string") return value;
+  const resolved = env[value.env];
+  if (!resolved) throw new ConfigError(`invalid config field "${field}": environment variable ${value.env} is not set`);
+  return resolved;
+}
+
+function toExtension(entry: string | { module: string; options?: Record<string, unknown> }): ExtensionRef {
+  return typeof entry === "string" ? { module: entry, options: {} } : { module: entry.module, options: entry.options ?? {} };
+}
+
+function parsePort(raw: string | undefined): number {
+  if (!raw) return 8080;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT: not a port number: ${raw}`);
+  return port;
+}
+
+function assertUnique(ids: string[], field: string): void {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) throw new ConfigError(`invalid config field "${field}": duplicate id "${id}"`);
+    seen.add(id);
+  }
+}

@@ -1,0 +1,70 @@
+/** The gateway's configuration after env and the JSON file are read and validated (README "Configuration"). */
+
+/** USD per token (per request for `request`). */
+export interface Pricing {
+  prompt: number;
+  completion: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+  request?: number;
+}
+
+export interface ModelConfig {
+  /** The id clients send, e.g. `acme/model-a`. */
+  id: string;
+  /** The name the upstream knows. */
+  upstreamModel: string;
+  pricing: Pricing;
+  contextLength: number | undefined;
+  maxOutputTokens: number | undefined;
+  /** Capabilities and policies used by routing (issue "Routing"). */
+  supportedParameters: string[] | undefined;
+  quantization: string | undefined;
+  tiers: string[] | undefined;
+  dataCollection: "allow" | "deny" | undefined;
+  zdr: boolean | undefined;
+  name: string | undefined;
+  description: string | undefined;
+}
+
+export interface ProviderConfig {
+  id: string;
+  adapter: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+  headers: Record<string, string>;
+  options: Record<string, unknown>;
+  models: ModelConfig[];
+  /** True for the built-in simulator, so `/models` can label it. */
+  simulated: boolean;
+}
+
+/** A third-party module named in `extensions`: a path (relative to the config file) or a package name. */
+export interface ExtensionRef {
+  module: string;
+  options: Record<string, unknown>;
+}
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  logLevel: string;
+  adminKey: string | undefined;
+  /** Request bodies above this many bytes get 413. */
+  bodyLimitBytes: number;
+  /** Seconds an idle connection is kept (Bun's default of 10 s would cut slow streams). */
+  idleTimeoutSeconds: number;
+  /** Interval of SSE keep-alive comments while waiting for the upstream. */
+  keepAliveMs: number;
+  /** How long SIGTERM waits for running streams before closing. */
+  shutdownGraceMs: number;
+  providers: ProviderConfig[];
+  extensions: ExtensionRef[];
+  /** Per-plugin default options, keyed by plugin id. */
+  plugins: Record<string, Record<string, unknown>>;
+  /** Directory the config file lives in (extension paths are relative to it). */
+  configDir: string;
+}

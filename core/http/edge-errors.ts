@@ -1,0 +1,62 @@
+/** Maps everything the HTTP edge can throw (parse, validation, routing, ours) to the one error envelope. */
+import { GatewayError, isGatewayError } from "../errors.ts";
+import { envelopeOf, errorResponse } from "./envelope.ts";
+
+interface ValueErrorLike {
+  path?: string;
+  message?: string;
+}
+
+/** Known paths and their methods, so a wrong method gets 405 with `Allow` rather than 404. */
+export type RouteTable = Map<string, Set<string>>;
+
+export function edgeError(code: string | number, error: unknown, request: Request, routes: RouteTable): Response {
+  return render(toEdgeError(code, error, request, routes));
+}
+
+function toEdgeError(code: string | number, error: unknown, request: Request, routes: RouteTable): GatewayError {
+  if (isGatewayError(error)) return error;
+  switch (code) {
+    case "PARSE":
+      return new GatewayError("invalid_request", "Malformed JSON in request body");
+    case "VALIDATION":
+      return validationError(error);
+    case "NOT_FOUND": {
+      const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
+      const allowed = matchMethods(routes, path);
+      if (allowed) {
+        return new GatewayError("invalid_request", `Method ${request.method} is not allowed on ${path}`, {
+          status: 405,
+          metadata: { allow: [...allowed] },
+        });
+      }
+      return new GatewayError("not_found", `No route for ${request.method} ${path}`);
+    }
+    default:
+      return new GatewayError("server", "Internal server error", { cause: error });
+  }
+}
+
+function validationError(error: unknown): GatewayError {
+  const first = (error as { valueError?: ValueErrorLike }).valueError;
+  const field = first?.path ? first.path.slice(1).replaceAll("/", ".") : undefined;
+  const detail = first?.message ?? "does not match the schema";
+  const message = field ? `Invalid request parameters: ${field}: ${detail}` : `Invalid request parameters: ${detail}`;
+  return new GatewayError("invalid_request", message, field ? { metadata: { param: field } } : {});
+}
+
+function matchMethods(routes: RouteTable, path: string): Set<string> | undefined {
+  const exact = routes.get(path);
+  if (exact) return exact;
+  for (const [pattern, methods] of routes) {
+    if (!pattern.includes(":")) continue;
+    const re = new RegExp(`^${pattern.replace(/:[^/]+/g, "[^/]+")}$`);
+    if (re.test(path)) return methods;
+  }
+  return undefined;
+}
+
+function render(error: GatewayError): Response {
+  const allow = error.status === 405 ? { allow: [...((error.metadata?.allow as string[]) ?? [])].join(", ") } : undefined;
+  return errorResponse(error, envelopeOf(error), allow);
+}

@@ -1,0 +1,49 @@
+/** The per-request context every stage reads and writes (ARCHITECTURE §4). */
+import type { Principal } from "../auth/principal.ts";
+import type { Deps } from "../deps.ts";
+import type { WireFormat } from "../formats/format.ts";
+import type { EventStream } from "../model/events.ts";
+import type { CanonicalRequest } from "../model/request.ts";
+import type { CanonicalResponse } from "../model/response.ts";
+import type { Endpoint } from "../routing/catalog.ts";
+
+/** One upstream attempt, recorded for `service_metadata` and the generation record. */
+export interface Attempt {
+  model: string;
+  providerId: string;
+  startedAt: number;
+  endedAt?: number;
+  status?: number;
+  errorType?: string;
+}
+
+/** What the pipeline produced: a whole response, or a live event stream (relayed, never buffered). */
+export type Outcome = { kind: "response"; response: CanonicalResponse } | { kind: "stream"; events: EventStream };
+
+export interface RequestContext {
+  readonly deps: Deps;
+  readonly format: WireFormat;
+  readonly headers: Headers;
+  /** Aborted when the client goes away; adapters pass it upstream. */
+  readonly signal: AbortSignal;
+  readonly startedAt: number;
+  /** Also the `X-Generation-Id` header and the response `id`. */
+  readonly generationId: string;
+  /** Set by the edge (so 401 precedes body validation) or by the auth stage (batch worker). */
+  principal: Principal | undefined;
+  request: CanonicalRequest;
+  /** `X-Service-Metadata: enabled` (or the legacy header). */
+  readonly metadataOptIn: boolean;
+  /** Ordered endpoints to try, built by routing. */
+  candidates: Endpoint[];
+  attempts: Attempt[];
+  /** The endpoint that produced the outcome. */
+  served: Endpoint | undefined;
+  outcome: Outcome | undefined;
+  /** The rendered HTTP reply (format-out stage). */
+  http: Response | undefined;
+  /** Time to first token for streams (ms since start), for the generation record. */
+  firstTokenMs: number | undefined;
+  /** Fields for the one request log line. */
+  readonly log: Record<string, unknown>;
+}

@@ -1,0 +1,49 @@
+/** `GET /models` and `GET /health`: public, no key needed. */
+import { Elysia } from "elysia";
+import type { Deps } from "../deps.ts";
+import type { Pricing } from "../config/types.ts";
+
+export function catalogRoutes(deps: Deps) {
+  // The catalog is fixed after start-up, so the reply is built once.
+  const models = {
+    data: deps.catalog.list().map((model) => {
+      const first = model.endpoints[0]!;
+      const simulated = model.endpoints.every((e) => e.provider.simulated);
+      return {
+        id: model.id,
+        name: first.model.name ?? model.id,
+        description: first.model.description ?? (simulated ? "Provider simulator (deterministic, not a real model)" : ""),
+        context_length: first.model.contextLength ?? null,
+        pricing: pricingView(first.model.pricing),
+        simulated,
+        endpoints: model.endpoints.map((e) => ({
+          provider: e.provider.id,
+          adapter: e.provider.adapter,
+          upstream_model: e.model.upstreamModel,
+          context_length: e.model.contextLength ?? null,
+          max_output_tokens: e.model.maxOutputTokens ?? null,
+          pricing: pricingView(e.model.pricing),
+          quantization: e.model.quantization ?? null,
+          tiers: e.model.tiers ?? null,
+          simulated: e.provider.simulated,
+        })),
+      };
+    }),
+  };
+  const body = JSON.stringify(models);
+  return new Elysia({ name: "routes:catalog" })
+    .get("/models", () => new Response(body, { headers: { "content-type": "application/json" } }), {
+      detail: { summary: "Every configured model with its endpoints and pricing", tags: ["models"] },
+    })
+    .get("/health", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"] } });
+}
+
+/** Prices as decimal strings, as OpenRouter publishes them. */
+function pricingView(p: Pricing): Record<string, string> {
+  const out: Record<string, string> = { prompt: String(p.prompt), completion: String(p.completion) };
+  if (p.cacheRead !== undefined) out.input_cache_read = String(p.cacheRead);
+  if (p.cacheWrite !== undefined) out.input_cache_write = String(p.cacheWrite);
+  if (p.reasoning !== undefined) out.internal_reasoning = String(p.reasoning);
+  if (p.request !== undefined) out.request = String(p.request);
+  return out;
+}

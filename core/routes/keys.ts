@@ -1,0 +1,118 @@
+/** Key management (issue 2 §3; reference b9): management keys only, scoped to the caller's workspace. */
+import { Elysia, t } from "elysia";
+import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import { hashSecret, labelOf, newSecret } from "../auth/key-material.ts";
+import type { Principal } from "../auth/principal.ts";
+import type { Deps } from "../deps.ts";
+import { errors } from "../errors.ts";
+import { jsonResponse } from "../http/envelope.ts";
+import type { ApiKeyRecord } from "../store/types.ts";
+import { keyView } from "./key-view.ts";
+
+const LimitReset = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()]);
+const Limit = t.Union([t.Number({ minimum: 0 }), t.Null()]);
+
+const CreateKeyBody = t.Object({
+  name: t.String({ minLength: 1, maxLength: 256 }),
+  limit: t.Optional(Limit),
+  limit_reset: t.Optional(LimitReset),
+  expires_at: t.Optional(t.Union([t.String(), t.Null()])),
+});
+
+const PatchKeyBody = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
+  disabled: t.Optional(t.Boolean()),
+  limit: t.Optional(Limit),
+  limit_reset: t.Optional(LimitReset),
+});
+
+const ListQuery = t.Object({
+  offset: t.Optional(t.Numeric({ minimum: 0 })),
+  include_disabled: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
+});
+
+export function keyRoutes(deps: Deps, auth: Authenticator) {
+  const view = (record: ApiKeyRecord) => keyView(record, deps.ledger.pendingUsage(record.hash));
+
+  /** A key of the caller's workspace, or 404 (another workspace's key is indistinguishable from a missing one). */
+  const ownKey = async (principal: Principal, hash: string) => {
+    const record = await deps.store.keys.findByHash(hash);
+    if (!record || record.workspaceId !== principal.workspaceId) throw errors.notFound("API key not found");
+    return record;
+  };
+
+  return new Elysia({ name: "routes:keys" })
+    .derive({ as: "local" }, async ({ request }) => {
+      const principal = await auth.authenticate(request.headers);
+      requireManagement(principal);
+      return { principal };
+    })
+    .post(
+      "/keys",
+      async ({ body, principal }) => {
+        const expiresAt = parseExpiry(body.expires_at, deps.clock.now());
+        const secret = newSecret();
+        const record = await deps.store.keys.create({
+          hash: hashSecret(secret),
+          workspaceId: principal.workspaceId,
+          name: body.name,
+          label: labelOf(secret),
+          isManagement: false,
+          limit: body.limit ?? null,
+          limitReset: body.limit_reset ?? null,
+          expiresAt,
+        });
+        return jsonResponse({ data: view(record), key: secret }, 201);
+      },
+      { body: CreateKeyBody, parse: "json", detail: { summary: "Create an inference API key", tags: ["keys"] } },
+    )
+    .get(
+      "/keys",
+      async ({ query, principal }) => {
+        const records = await deps.store.keys.list(principal.workspaceId, {
+          offset: query.offset ?? 0,
+          limit: 100,
+          includeDisabled: query.include_disabled === "true",
+        });
+        return { data: records.map(view) };
+      },
+      { query: ListQuery, detail: { summary: "List API keys", tags: ["keys"] } },
+    )
+    .get("/keys/:hash", async ({ params, principal }) => ({ data: view(await ownKey(principal, params.hash)) }), {
+      detail: { summary: "Get an API key", tags: ["keys"] },
+    })
+    .patch(
+      "/keys/:hash",
+      async ({ params, body, principal }) => {
+        await ownKey(principal, params.hash);
+        const updated = await deps.store.keys.update(params.hash, {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+          ...(body.limit !== undefined ? { limit: body.limit } : {}),
+          ...(body.limit_reset !== undefined ? { limitReset: body.limit_reset } : {}),
+        });
+        if (!updated) throw errors.notFound("API key not found");
+        await deps.keyCache.invalidate(params.hash);
+        return { data: view(updated) };
+      },
+      { body: PatchKeyBody, parse: "json", detail: { summary: "Update an API key", tags: ["keys"] } },
+    )
+    .delete(
+      "/keys/:hash",
+      async ({ params, principal }) => {
+        await ownKey(principal, params.hash);
+        await deps.store.keys.delete(params.hash);
+        await deps.keyCache.invalidate(params.hash);
+        return { deleted: true };
+      },
+      { detail: { summary: "Delete an API key", tags: ["keys"] } },
+    );
+}
+
+function parseExpiry(value: string | null | undefined, now: number): number | null {
+  if (value === undefined || value === null) return null;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw errors.invalid("expires_at: not an ISO 8601 timestamp");
+  if (at <= now) throw errors.invalid("expires_at: must be in the future");
+  return at;
+}

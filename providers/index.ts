@@ -1,0 +1,5 @@
+/** Built-in provider adapters (static barrel so `bun build --compile` bundles them; nothing scans directories). */
+import openai from "./openai/index.ts";
+import simulator from "./simulator/index.ts";
+
+export const builtinProviders = [openai, simulator] as const;
