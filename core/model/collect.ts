@@ -92,6 +92,7 @@ export class ResponseBuilder {
       }
       case "usage":
         r.usage = event.usage;
+        if (event.cost) r.cost = event.cost;
         return;
       case "finish":
         this.sawFinish = true;

@@ -1,0 +1,50 @@
+/** Shapes of `chat.completion.chunk` frames (OpenAI's streaming shape; reference b10 for the in-band error). */
+import type { ChatError } from "./error.ts";
+import type { ChatLogprobs } from "./encode.ts";
+import type { ChatFinishReason } from "./finish.ts";
+import type { ReasoningDetailOut } from "./reasoning-details.ts";
+import type { ChatUsage } from "./usage.ts";
+
+/** A tool-call delta: the first one for an index carries id/type/name, later ones only argument text. */
+export interface ChatToolCallDelta {
+  index: number;
+  id?: string;
+  type?: "function";
+  function: { name?: string; arguments: string };
+}
+
+/** What changed in this chunk; a client concatenates strings and merges tool calls / details by `index`. */
+export interface ChatDelta {
+  role?: "assistant";
+  content?: string;
+  refusal?: string;
+  reasoning?: string;
+  reasoning_details?: ReasoningDetailOut[];
+  tool_calls?: ChatToolCallDelta[];
+  annotations?: unknown[];
+}
+
+/** The single choice of a chunk (the gateway always returns one choice). */
+export interface ChatChunkChoice {
+  index: 0;
+  delta: ChatDelta;
+  logprobs: ChatLogprobs;
+  finish_reason: ChatFinishReason | null;
+  native_finish_reason: string | null;
+}
+
+/** One SSE `data:` payload. `choices` is empty on the usage and debug chunks. */
+export type ChatChunk = {
+  id: string;
+  object: "chat.completion.chunk";
+  created: number;
+  model: string;
+  provider: string;
+  service_tier: string | null;
+  system_fingerprint: string | null;
+  choices: ChatChunkChoice[];
+  usage?: ChatUsage;
+  error?: ChatError;
+  service_metadata?: Record<string, unknown>;
+  debug?: { echo_upstream_body: unknown };
+};

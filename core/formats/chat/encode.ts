@@ -1,0 +1,113 @@
+/** Canonical response → `chat.completion` body (spec "Chat-completions result body"; also batch result bodies). */
+import type { EncodeContext } from "../format.ts";
+import type { ImagePart, Part, ReasoningPart, TextPart, ToolCallPart } from "../../model/parts.ts";
+import type { CanonicalResponse } from "../../model/response.ts";
+import { chatError, type ChatError } from "./error.ts";
+import { chatFinishReason, nativeFinishReason, type ChatFinishReason } from "./finish.ts";
+import { encodeReasoningDetails, reasoningText, type ReasoningDetailOut } from "./reasoning-details.ts";
+import { chatUsage, type ChatUsage } from "./usage.ts";
+
+/** A tool call as the result lists it; `index` is its position among this response's tool calls. */
+export interface ChatToolCallOut {
+  id: string;
+  index: number;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** The assistant message of choice 0. */
+export interface ChatMessageOut {
+  role: "assistant";
+  content: string | null;
+  refusal: string | null;
+  reasoning: string | null;
+  reasoning_details?: ReasoningDetailOut[];
+  tool_calls?: ChatToolCallOut[];
+  annotations?: unknown[];
+  images?: Array<{ type: "image_url"; image_url: { url: string } }>;
+}
+
+/** Chat `logprobs` of a choice. */
+export type ChatLogprobs = { content: unknown[]; refusal: unknown[] | null } | null;
+
+/** The `chat.completion` body (a type alias, so it is a `Record<string, unknown>` for the WireFormat contract). */
+export type ChatCompletion = {
+  id: string;
+  object: "chat.completion";
+  created: number;
+  model: string;
+  provider: string;
+  service_tier: string | null;
+  system_fingerprint: string | null;
+  choices: Array<{
+    index: 0;
+    finish_reason: ChatFinishReason;
+    native_finish_reason: string | null;
+    logprobs: ChatLogprobs;
+    message: ChatMessageOut;
+  }>;
+  usage: ChatUsage;
+  /** Only when the response failed after generation started (same object as the stream's in-band error). */
+  error?: ChatError;
+  service_metadata?: Record<string, unknown>;
+};
+
+function ofType<T extends Part["type"]>(parts: readonly Part[], type: T): Array<Extract<Part, { type: T }>> {
+  return parts.filter((part): part is Extract<Part, { type: T }> => part.type === type);
+}
+
+/** Builds the assistant message; `content` is null when no text was produced (e.g. only tool calls). */
+export function chatMessage(parts: readonly Part[]): ChatMessageOut {
+  const texts: TextPart[] = ofType(parts, "text");
+  const reasoning: ReasoningPart[] = ofType(parts, "reasoning");
+  const calls: ToolCallPart[] = ofType(parts, "tool-call");
+  const images: ImagePart[] = ofType(parts, "image");
+  const content = texts.map((part) => part.text).join("");
+  const refusal = ofType(parts, "refusal").map((part) => part.text).join("");
+  const message: ChatMessageOut = {
+    role: "assistant",
+    content: content === "" ? null : content,
+    refusal: refusal === "" ? null : refusal,
+    reasoning: reasoningText(reasoning),
+  };
+  const details = encodeReasoningDetails(reasoning);
+  if (details.length > 0) message.reasoning_details = details;
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((call, index) => ({
+      id: call.id,
+      index,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments },
+    }));
+  }
+  const annotations = texts.flatMap((part) => part.annotations ?? []);
+  if (annotations.length > 0) message.annotations = annotations;
+  if (images.length > 0) message.images = images.map((image) => ({ type: "image_url", image_url: { url: image.url } }));
+  return message;
+}
+
+/** Renders the whole body; `id` is the generation id the client sees (also the `X-Generation-Id` header). */
+export function encodeChat(response: CanonicalResponse, ctx: EncodeContext): ChatCompletion {
+  const body: ChatCompletion = {
+    id: ctx.generationId,
+    object: "chat.completion",
+    created: response.created,
+    model: response.model,
+    provider: response.provider,
+    service_tier: response.serviceTier ?? null,
+    system_fingerprint: response.systemFingerprint ?? null,
+    choices: [
+      {
+        index: 0,
+        finish_reason: chatFinishReason(response.finish),
+        native_finish_reason: nativeFinishReason(response.finish),
+        logprobs: response.logprobs?.length ? { content: response.logprobs, refusal: null } : null,
+        message: chatMessage(response.parts),
+      },
+    ],
+    usage: chatUsage(response.usage, response.cost),
+  };
+  if (response.error) body.error = chatError(response.error);
+  if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();
+  return body;
+}

@@ -1,0 +1,157 @@
+/**
+ * TypeBox schema of the chat-completions request body (spec "Chat-completions request", "Limits"; reference b1–b3).
+ * The numeric and size limits live here so the edge rejects them with a 400 before decode runs. Unknown top-level
+ * fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode records them as warnings.
+ */
+import { Type, type Static, type TLiteral, type TUnion } from "@sinclair/typebox";
+import { CacheControlSchema, ChatMessageSchema, Nullable, TextContentSchema } from "./schema-messages.ts";
+
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+
+/** A union of string literals whose static type stays the literal union (so decode needs no casts). */
+export function StringEnum<const T extends readonly [string, ...string[]]>(values: T): TUnion<Literals<T>> {
+  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Literals<T>>;
+}
+
+/** Reasoning effort values (spec `reasoning_effort`; reference b3). */
+export const REASONING_EFFORTS = ["max", "xhigh", "high", "medium", "low", "minimal", "none"] as const;
+
+/** Metadata key rule (spec "Limits"): at most 64 characters and no brackets. */
+export const METADATA_KEY_PATTERN = "^[^\\[\\]]{0,64}$";
+
+/** Function tool `{type: function, function: {name, description, parameters, strict}}`. */
+export const FunctionToolSchema = Type.Object({
+  type: Type.Literal("function"),
+  function: Type.Object({
+    name: Type.String({ minLength: 1 }),
+    description: Type.Optional(Type.String()),
+    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    strict: Type.Optional(Nullable(Type.Boolean())),
+  }),
+  cache_control: Type.Optional(CacheControlSchema),
+});
+
+/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4). */
+export const ServerToolSchema = Type.Object({
+  type: Type.String({ pattern: "^service:" }),
+  parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/** `tool_choice`: `none` | `auto` | `required` | `{type: function, function: {name}}`. */
+export const ToolChoiceSchema = Type.Union([
+  StringEnum(["none", "auto", "required"]),
+  Type.Object({ type: Type.Literal("function"), function: Type.Object({ name: Type.String() }) }),
+]);
+
+/** `response_format`: text, json_object or json_schema. */
+export const ResponseFormatSchema = Type.Union([
+  Type.Object({ type: Type.Literal("text") }),
+  Type.Object({ type: Type.Literal("json_object") }),
+  Type.Object({
+    type: Type.Literal("json_schema"),
+    json_schema: Type.Object({
+      name: Type.String(),
+      description: Type.Optional(Type.String()),
+      schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      strict: Type.Optional(Nullable(Type.Boolean())),
+    }),
+  }),
+]);
+
+/** `reasoning` config (reference b3); keys beyond these pass through to `reasoning.extra`. */
+export const ReasoningConfigSchema = Type.Object({
+  effort: Type.Optional(Nullable(StringEnum(REASONING_EFFORTS))),
+  summary: Type.Optional(Nullable(StringEnum(["auto", "concise", "detailed"]))),
+  enabled: Type.Optional(Nullable(Type.Boolean())),
+  max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+  mode: Type.Optional(Nullable(StringEnum(["standard", "pro"]))),
+  context: Type.Optional(Nullable(StringEnum(["auto", "all_turns", "current_turn"]))),
+});
+
+/** The five `stop_server_tools_when` conditions (reference b1). */
+export const StopConditionSchema = Type.Union([
+  Type.Object({ type: Type.Literal("step_count_is"), step_count: Type.Integer({ minimum: 1 }) }),
+  Type.Object({ type: Type.Literal("max_cost"), max_cost_in_dollars: Type.Number({ minimum: 0 }) }),
+  Type.Object({ type: Type.Literal("max_tokens_used"), max_tokens: Type.Integer({ minimum: 1 }) }),
+  Type.Object({ type: Type.Literal("has_tool_call"), tool_name: Type.String({ minLength: 1 }) }),
+  Type.Object({ type: Type.Literal("finish_reason_is"), reason: Type.String({ minLength: 1 }) }),
+]);
+
+const int = () => Type.Optional(Nullable(Type.Integer()));
+
+/** The request body of `POST /chat/completions` (spec "Chat-completions request"). */
+export const ChatRequestSchema = Type.Object(
+  {
+    messages: Type.Array(ChatMessageSchema, { minItems: 1 }),
+    model: Type.Optional(Type.String()),
+    models: Type.Optional(Type.Array(Type.String())),
+    frequency_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    presence_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    repetition_penalty: Type.Optional(Nullable(Type.Number())),
+    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+    top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+    top_k: int(),
+    min_p: Type.Optional(Nullable(Type.Number())),
+    top_a: Type.Optional(Nullable(Type.Number())),
+    top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+    logprobs: Type.Optional(Nullable(Type.Boolean())),
+    logit_bias: Type.Optional(Nullable(Type.Record(Type.String(), Type.Number()))),
+    max_completion_tokens: int(),
+    max_tokens: int(),
+    seed: int(),
+    stop: Type.Optional(Nullable(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })]))),
+    stream: Type.Optional(Nullable(Type.Boolean())),
+    stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Nullable(Type.Boolean())) }))),
+    parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
+    tool_choice: Type.Optional(ToolChoiceSchema),
+    tools: Type.Optional(Type.Array(Type.Union([FunctionToolSchema, ServerToolSchema]))),
+    response_format: Type.Optional(ResponseFormatSchema),
+    verbosity: Type.Optional(Nullable(StringEnum(["low", "medium", "high", "xhigh", "max"]))),
+    prediction: Type.Optional(
+      Nullable(
+        Type.Object({
+          type: Type.Literal("content"),
+          content: Type.Union([Type.String(), Type.Array(TextContentSchema)]),
+        }),
+      ),
+    ),
+    modalities: Type.Optional(Nullable(Type.Array(StringEnum(["text", "image", "audio"])))),
+    reasoning: Type.Optional(ReasoningConfigSchema),
+    reasoning_effort: Type.Optional(Nullable(StringEnum(REASONING_EFFORTS))),
+    metadata: Type.Optional(
+      Nullable(
+        Type.Record(Type.String({ pattern: METADATA_KEY_PATTERN }), Type.String({ maxLength: 512 }), {
+          maxProperties: 16,
+          additionalProperties: false,
+        }),
+      ),
+    ),
+    plugins: Type.Optional(Type.Array(Type.Object({ id: Type.String(), enabled: Type.Optional(Type.Boolean()) }))),
+    provider: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    route: Type.Optional(Nullable(StringEnum(["fallback", "sort"]))),
+    service_tier: Type.Optional(
+      Nullable(StringEnum(["auto", "default", "fast", "flex", "priority", "scale", "ultrafast"])),
+    ),
+    session_id: Type.Optional(Type.String({ maxLength: 256 })),
+    stop_server_tools_when: Type.Optional(Type.Array(StopConditionSchema, { minItems: 1 })),
+    cache_control: Type.Optional(CacheControlSchema),
+    prompt_cache_key: Type.Optional(Nullable(Type.String())),
+    prompt_cache_options: Type.Optional(
+      Type.Object({ mode: Type.Literal("explicit"), ttl: Type.Optional(Type.String()) }),
+    ),
+    image_config: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Array(Type.Unknown())])),
+    ),
+    debug: Type.Optional(Type.Object({ echo_upstream_body: Type.Optional(Type.Boolean()) })),
+    trace: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+    safety_identifier: Type.Optional(Nullable(Type.String())),
+  },
+  { additionalProperties: true },
+);
+
+/** A schema-valid chat-completions request body. */
+export type ChatRequest = Static<typeof ChatRequestSchema>;
+
+/** Top-level fields decode understands; anything else becomes an `unknown_field` warning. */
+export const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(ChatRequestSchema.properties));

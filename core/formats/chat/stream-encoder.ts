@@ -1,0 +1,185 @@
+/**
+ * Canonical events → `chat.completion.chunk` objects, one event at a time (ARCHITECTURE §3: the stream encoder owns
+ * chat's `tool_calls[].index` and the `reasoning_details[].index` counters). Kept free of SSE framing so it is easy
+ * to test and reuse.
+ */
+import type { EncodeContext } from "../format.ts";
+import type { StreamEvent } from "../../model/events.ts";
+import type { Finish } from "../../model/response.ts";
+import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
+import type { ChatChunk, ChatDelta } from "./chunk.ts";
+import { chatError } from "./error.ts";
+import { chatFinishReason, nativeFinishReason } from "./finish.ts";
+import { detailCommon, type ReasoningDetailOut } from "./reasoning-details.ts";
+import { chatUsage } from "./usage.ts";
+
+/** Per reasoning part: its upstream id/format and the detail indexes assigned to its text and summary items. */
+interface ReasoningState {
+  id?: string;
+  format?: string;
+  textIndex?: number;
+  summaryIndex?: number;
+}
+
+/** Stateful translator for one response stream. */
+export class ChatStreamEncoder {
+  /** True once the in-band error chunk was produced: nothing but `[DONE]` may follow. */
+  ended = false;
+  private created = 0;
+  private model: string;
+  private provider = "";
+  private serviceTier: string | null = null;
+  private roleSent = false;
+  private metadataSent = false;
+  private readonly toolIndexes = new Map<string, number>();
+  private readonly reasoning = new Map<string, ReasoningState>();
+  private detailCount = 0;
+  private usage: Usage = emptyUsage();
+  private cost: Cost | undefined;
+
+  constructor(private readonly ctx: EncodeContext) {
+    // Until `start` names the served model, the requested one is the best identity a chunk can carry.
+    this.model = ctx.request.model ?? "";
+  }
+
+  /** Chunks for one event (often one, sometimes none: `text-start`, `usage`… have no chat frame of their own). */
+  onEvent(event: StreamEvent): ChatChunk[] {
+    switch (event.type) {
+      case "start":
+        this.created = event.created;
+        this.model = event.model;
+        this.provider = event.provider;
+        this.serviceTier = event.serviceTier ?? null;
+        return [this.choiceChunk({})];
+      case "text-start":
+      case "tool-call-end":
+        return [];
+      case "text-delta": {
+        if (event.delta === "" && !event.logprobs?.length) return [];
+        const chunk = this.choiceChunk({ content: event.delta });
+        const choice = chunk.choices[0];
+        if (choice && event.logprobs?.length) choice.logprobs = { content: event.logprobs, refusal: null };
+        return [chunk];
+      }
+      case "text-end":
+        return event.annotations?.length ? [this.choiceChunk({ annotations: event.annotations })] : [];
+      case "reasoning-start":
+        this.reasoning.set(event.id, { id: event.itemId, format: event.format });
+        return [];
+      case "reasoning-delta":
+        return event.delta === "" ? [] : [this.reasoningDelta(event.id, event.delta, event.kind ?? "text")];
+      case "reasoning-end":
+        return this.reasoningEnd(event);
+      case "tool-call-start": {
+        const index = this.toolIndexes.size;
+        this.toolIndexes.set(event.id, index);
+        const call = { index, id: event.id, type: "function" as const, function: { name: event.name, arguments: "" } };
+        return [this.choiceChunk({ tool_calls: [call] })];
+      }
+      case "tool-call-delta": {
+        const index = this.toolIndexes.get(event.id);
+        // A delta for a call that never started has no name to show; collect() drops it too.
+        if (index === undefined || event.delta === "") return [];
+        return [this.choiceChunk({ tool_calls: [{ index, function: { arguments: event.delta } }] })];
+      }
+      case "refusal-delta":
+        return event.delta === "" ? [] : [this.choiceChunk({ refusal: event.delta })];
+      case "usage":
+        // Held back: chat reports usage in its own chunk after the finish chunk.
+        this.usage = event.usage;
+        this.cost = event.cost;
+        return [];
+      case "finish": {
+        const chunk = this.choiceChunk({}, event.finish);
+        if (!this.ctx.request.includeUsage) this.attachMetadata(chunk);
+        return [chunk];
+      }
+      case "error": {
+        this.ended = true;
+        const chunk = this.choiceChunk({}, { reason: "error", raw: "error" });
+        chunk.error = chatError(event.error);
+        this.attachMetadata(chunk);
+        return [chunk];
+      }
+      case "debug":
+        return [{ ...this.base(), choices: [], debug: { echo_upstream_body: event.upstreamBody } }];
+    }
+  }
+
+  /** Chunks due when the event stream is over: the usage chunk when `stream_options.include_usage` asked for it. */
+  end(): ChatChunk[] {
+    if (this.ended || !this.ctx.request.includeUsage) return [];
+    const chunk: ChatChunk = { ...this.base(), choices: [], usage: chatUsage(this.usage, this.cost) };
+    this.attachMetadata(chunk);
+    return [chunk];
+  }
+
+  private base(): Omit<ChatChunk, "choices"> {
+    return {
+      id: this.ctx.generationId,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model: this.model,
+      provider: this.provider,
+      service_tier: this.serviceTier,
+      system_fingerprint: null,
+    };
+  }
+
+  /** A chunk with choice 0; the first such chunk also announces `role: assistant`. */
+  private choiceChunk(delta: ChatDelta, finish?: Finish): ChatChunk {
+    const full: ChatDelta = this.roleSent ? delta : { role: "assistant", ...delta };
+    this.roleSent = true;
+    const choice = {
+      index: 0 as const,
+      delta: full,
+      logprobs: null,
+      finish_reason: finish ? chatFinishReason(finish) : null,
+      native_finish_reason: finish ? nativeFinishReason(finish) : null,
+    };
+    return { ...this.base(), choices: [choice] };
+  }
+
+  /** `service_metadata` goes on the final chunk only, read as late as possible so it is complete. */
+  private attachMetadata(chunk: ChatChunk): void {
+    if (!this.ctx.serviceMetadata || this.metadataSent) return;
+    chunk.service_metadata = this.ctx.serviceMetadata();
+    this.metadataSent = true;
+  }
+
+  private stateOf(id: string): ReasoningState {
+    let state = this.reasoning.get(id);
+    if (!state) this.reasoning.set(id, (state = {}));
+    return state;
+  }
+
+  private reasoningDelta(id: string, delta: string, kind: "text" | "summary"): ChatChunk {
+    const state = this.stateOf(id);
+    let detail: ReasoningDetailOut;
+    if (kind === "summary") {
+      state.summaryIndex ??= this.detailCount++;
+      detail = { type: "reasoning.summary", summary: delta, ...detailCommon(state, state.summaryIndex) };
+    } else {
+      state.textIndex ??= this.detailCount++;
+      detail = { type: "reasoning.text", text: delta, ...detailCommon(state, state.textIndex) };
+    }
+    return this.choiceChunk({ reasoning: delta, reasoning_details: [detail] });
+  }
+
+  /** Signature and opaque data arrive at the end of a reasoning part, as detail items without reasoning text. */
+  private reasoningEnd(event: Extract<StreamEvent, { type: "reasoning-end" }>): ChatChunk[] {
+    const state = this.stateOf(event.id);
+    this.reasoning.delete(event.id);
+    const details: ReasoningDetailOut[] = [];
+    if (event.signature !== undefined) {
+      state.textIndex ??= this.detailCount++;
+      const common = detailCommon(state, state.textIndex);
+      details.push({ type: "reasoning.text", text: "", signature: event.signature, ...common });
+    }
+    for (const data of [event.encrypted, event.redacted]) {
+      if (data === undefined) continue;
+      details.push({ type: "reasoning.encrypted", data, ...detailCommon(state, this.detailCount++) });
+    }
+    return details.length > 0 ? [this.choiceChunk({ reasoning_details: details })] : [];
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The `openai` npm client reads what the chat format writes (no port: the client gets an injected fetch that decodes
+ * its request body with chatFormat and answers with our encoder's output).
+ */
+import { describe, expect, test } from "bun:test";
+import OpenAI from "openai";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { GatewayError } from "../../../../core/errors.ts";
+import { chatFormat } from "../../../../core/formats/chat/index.ts";
+import type { CanonicalRequest } from "../../../../core/model/request.ts";
+import type { StreamEvent } from "../../../../core/model/events.ts";
+import { collect } from "../../../../core/model/collect.ts";
+import { replay } from "./helpers.ts";
+
+const validator = TypeCompiler.Compile(chatFormat.schema);
+
+const EVENTS: StreamEvent[] = [
+  { type: "start", id: "up", model: "openai/gpt-4o", provider: "OpenAI", created: 1_700_000_000 },
+  { type: "text-delta", id: "t", delta: "Calling " },
+  { type: "text-delta", id: "t", delta: "tools." },
+  { type: "tool-call-start", id: "call_1", name: "add" },
+  { type: "tool-call-delta", id: "call_1", delta: '{"a":1,' },
+  { type: "tool-call-delta", id: "call_1", delta: '"b":2}' },
+  { type: "usage", usage: { input: { total: 9, cacheRead: 0, cacheWrite: 0 }, output: { total: 7, reasoning: 0 } } },
+  { type: "finish", finish: { reason: "tool_calls", raw: "tool_calls" } },
+];
+
+/** A fetch that plays the gateway: validate + decode the body, then answer from the given events. */
+function gatewayFetch(events: StreamEvent[], seen: CanonicalRequest[]): typeof fetch {
+  const handler = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+    expect(validator.Check(body)).toBe(true);
+    const request = chatFormat.decode(body, new Headers(init?.headers));
+    seen.push(request);
+    const ctx = { request, generationId: "gen-client" };
+    if (!request.stream) return Response.json(chatFormat.encode(await collect(replay(events)), ctx));
+    const frames = chatFormat.stream(replay(events), ctx);
+    const stream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for await (const frame of frames) controller.enqueue(new TextEncoder().encode(frame));
+        controller.close();
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  };
+  return handler as typeof fetch;
+}
+
+function client(events: StreamEvent[], seen: CanonicalRequest[] = []) {
+  return new OpenAI({ apiKey: "test", baseURL: "http://gateway.test/api/v1", fetch: gatewayFetch(events, seen), maxRetries: 0 });
+}
+
+const params = {
+  model: "openai/gpt-4o",
+  messages: [{ role: "user" as const, content: "add 1 and 2" }],
+  tools: [{ type: "function" as const, function: { name: "add", parameters: { type: "object", properties: {} } } }],
+};
+
+describe("openai npm client", () => {
+  test("non-streaming: the body parses and the request decoded", async () => {
+    const seen: CanonicalRequest[] = [];
+    const completion = await client(EVENTS, seen).chat.completions.create({ ...params, max_completion_tokens: 64 });
+    expect(seen[0]?.maxTokens).toBe(64);
+    expect(seen[0]?.warnings).toEqual([]);
+    expect(completion.id).toBe("gen-client");
+    expect(completion.choices[0]?.message.content).toBe("Calling tools.");
+    expect(completion.choices[0]?.message.tool_calls?.[0]).toMatchObject({ id: "call_1", function: { name: "add", arguments: '{"a":1,"b":2}' } });
+    expect(completion.usage?.total_tokens).toBe(16);
+  });
+
+  test("streaming: the client's own accumulator rebuilds content and tool calls", async () => {
+    const runner = client(EVENTS).chat.completions.stream({ ...params, stream_options: { include_usage: true } });
+    const final = await runner.finalChatCompletion();
+    expect(final.choices[0]?.message.content).toBe("Calling tools.");
+    expect(final.choices[0]?.finish_reason).toBe("tool_calls");
+    expect(final.choices[0]?.message.tool_calls?.[0]).toMatchObject({ id: "call_1", type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } });
+    expect(final.usage?.prompt_tokens).toBe(9);
+  });
+
+  test("streaming: an in-band error chunk surfaces as an APIError", async () => {
+    const failing: StreamEvent[] = [
+      EVENTS[0] as StreamEvent,
+      { type: "text-delta", id: "t", delta: "par" },
+      { type: "error", error: new GatewayError("provider_unavailable", "Provider returned error") },
+    ];
+    const stream = await client(failing).chat.completions.create({ ...params, stream: true });
+    let caught: unknown;
+    try {
+      for await (const _chunk of stream) {
+        // draining until the error chunk
+      }
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(OpenAI.APIError);
+    expect(String((caught as Error).message)).toContain("Provider returned error");
+  });
+});
