@@ -1,0 +1,52 @@
+/** Chat completion body → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
+import type { Part } from "../../core/model/parts.ts";
+import type { CanonicalResponse } from "../../core/model/response.ts";
+import { emptyUsage } from "../../core/model/usage.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { mapUpstreamError } from "../shared/errors.ts";
+import { mapFinish } from "./finish.ts";
+import { reasoningParts } from "./reasoning.ts";
+import { mapUsage } from "./usage.ts";
+import type { ChatCompletion } from "./wire.ts";
+
+/**
+ * Parts in canonical order: reasoning, text, tool calls, refusal. A 200 body carrying `error` (OpenRouter does this
+ * when the provider failed after accepting) is thrown as the mapped error, like a non-2xx reply.
+ */
+export function fromChatCompletion(body: ChatCompletion, call: ProviderCall): CanonicalResponse {
+  if (body.error !== undefined) {
+    const status = typeof body.error.code === "number" ? body.error.code : 502;
+    throw mapUpstreamError(status, body, new Headers(), call.helpers.error);
+  }
+  // Only choice 0: the adapter never asks for `n` > 1.
+  const choice = body.choices?.find((c) => (c.index ?? 0) === 0);
+  const message = choice?.message ?? {};
+  const parts: Part[] = [...reasoningParts(message)];
+  if (typeof message.content === "string" && message.content !== "") {
+    parts.push(message.annotations?.length ? { type: "text", text: message.content, annotations: message.annotations } : { type: "text", text: message.content });
+  }
+  for (const wireCall of message.tool_calls ?? []) {
+    parts.push({
+      type: "tool-call",
+      id: wireCall.id ?? call.helpers.id("call"),
+      name: wireCall.function?.name ?? "",
+      arguments: wireCall.function?.arguments ?? "",
+    });
+  }
+  if (typeof message.refusal === "string" && message.refusal !== "") parts.push({ type: "refusal", text: message.refusal });
+  const response: CanonicalResponse = {
+    id: body.id ?? "",
+    model: body.model || call.target.upstreamModel,
+    provider: call.target.providerId,
+    created: body.created || Math.floor(call.helpers.now() / 1000),
+    parts,
+    finish: mapFinish(choice?.finish_reason, choice?.native_finish_reason),
+    usage: body.usage ? mapUsage(body.usage) : emptyUsage(),
+    warnings: [],
+  };
+  if (body.system_fingerprint !== undefined) response.systemFingerprint = body.system_fingerprint;
+  if (typeof body.service_tier === "string") response.serviceTier = body.service_tier;
+  const logprobs = choice?.logprobs?.content;
+  if (Array.isArray(logprobs)) response.logprobs = logprobs;
+  return response;
+}

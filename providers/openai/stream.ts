@@ -1,0 +1,134 @@
+/**
+ * Chat-completions SSE chunks → canonical stream events (ARCHITECTURE §2, Portkey-style `stream` transform).
+ * `start` first, part events, then `usage` and `finish` once the stream has ended; an in-band error chunk, malformed
+ * data or a stream cut before its finish becomes an `error` event, never a silent cut.
+ */
+import type { GatewayError } from "../../core/errors.ts";
+import type { StreamEvent } from "../../core/model/events.ts";
+import type { Finish } from "../../core/model/response.ts";
+import type { Usage } from "../../core/model/usage.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { ERROR_TYPES, isGatewayError, type ErrorType } from "../../core/errors.ts";
+import { mapUpstreamError } from "../shared/errors.ts";
+import { transportFailure } from "../shared/http.ts";
+import type { SseEvent } from "../shared/sse.ts";
+import { mapFinish } from "./finish.ts";
+import { PartTracker } from "./stream-parts.ts";
+import { mapUsage } from "./usage.ts";
+import type { ChatCompletion, WireError } from "./wire.ts";
+
+/**
+ * Translates the parsed SSE of one chat-completions stream. The finish reason arrives before the usage-only chunk
+ * (`stream_options.include_usage`), so both are held and emitted at the end: usage, then finish. Read failures become
+ * an `error` event, except a client abort, which is rethrown as-is.
+ */
+export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: ProviderCall): AsyncGenerator<StreamEvent, void, undefined> {
+  const parts = new PartTracker({
+    toolCallId: () => call.helpers.id("call"),
+    onLateToolDelta: (index) => call.helpers.logger.warn({ provider: call.target.providerId, index }, "tool-call fragment after the call closed; dropped"),
+  });
+  let started = false;
+  let finish: Finish | undefined;
+  let usage: Usage | undefined;
+  let sawDone = false;
+  const start = (chunk: ChatCompletion | undefined): StreamEvent => {
+    started = true;
+    return startEvent(chunk, call);
+  };
+  try {
+    for await (const event of sse) {
+      if (event.data === "[DONE]") {
+        sawDone = true;
+        break;
+      }
+      const chunk = parseChunk(event.data);
+      if (chunk === undefined) {
+        if (!started) yield start(undefined);
+        yield { type: "error", error: broken(call, "Upstream stream sent malformed data") };
+        return;
+      }
+      if (!started) {
+        // Azure sends a leading chunk with empty id/model and only `prompt_filter_results`: wait for a real one.
+        if ((chunk.choices?.length ?? 0) === 0 && !chunk.usage && chunk.error === undefined) continue;
+        yield start(chunk);
+      }
+      if (chunk.error !== undefined) {
+        yield { type: "error", error: inBandError(chunk.error, call) };
+        return;
+      }
+      if (chunk.usage) usage = mapUsage(chunk.usage);
+      // Only choice 0: the adapter never asks for `n` > 1.
+      const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+      if (choice === undefined) continue;
+      if (choice.delta) {
+        const logprobs = choice.logprobs?.content;
+        yield* parts.delta(choice.delta, Array.isArray(logprobs) ? logprobs : undefined);
+      }
+      if (choice.finish_reason) {
+        const closing: StreamEvent[] = [];
+        parts.close(closing);
+        yield* closing;
+        finish = mapFinish(choice.finish_reason, choice.native_finish_reason);
+      }
+    }
+  } catch (thrown) {
+    const failure = transportFailure(call, thrown, "stream");
+    // A client abort propagates as-is; a dropped connection or the deadline is reported in-band.
+    if (!isGatewayError(failure)) throw failure;
+    if (!started) yield start(undefined);
+    yield { type: "error", error: failure };
+    return;
+  }
+  if (!started) yield start(undefined);
+  if (finish === undefined && !sawDone) {
+    yield { type: "error", error: broken(call, "upstream stream ended unexpectedly") };
+    return;
+  }
+  const closing: StreamEvent[] = [];
+  parts.close(closing);
+  yield* closing;
+  if (usage !== undefined) yield { type: "usage", usage };
+  // [DONE] without any finish_reason: the upstream ended deliberately but did not say why.
+  yield { type: "finish", finish: finish ?? { reason: "other" } };
+}
+
+function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): StreamEvent {
+  const event: Extract<StreamEvent, { type: "start" }> = {
+    type: "start",
+    id: chunk?.id ?? "",
+    // `||`: some servers send empty strings and 0 rather than leaving the fields out.
+    model: chunk?.model || call.target.upstreamModel,
+    provider: call.target.providerId,
+    created: chunk?.created || Math.floor(call.helpers.now() / 1000),
+  };
+  if (typeof chunk?.service_tier === "string") event.serviceTier = chunk.service_tier;
+  return event;
+}
+
+function parseChunk(data: string): ChatCompletion | undefined {
+  try {
+    const value: unknown = JSON.parse(data);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as ChatCompletion) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function broken(call: ProviderCall, message: string): GatewayError {
+  return call.helpers.error("provider_unavailable", message, { status: 502, retryable: true, metadata: { provider_code: "stream_interrupted" } });
+}
+
+/**
+ * An in-band `error` chunk (reference b10): `metadata.error_type` is already canonical when the upstream is a gateway
+ * of our kind; otherwise a numeric `code` is an HTTP status and maps like a non-2xx reply.
+ */
+function inBandError(error: WireError, call: ProviderCall): GatewayError {
+  const declared = error.metadata?.error_type;
+  if (typeof declared === "string" && (ERROR_TYPES as readonly string[]).includes(declared)) {
+    const metadata: Record<string, unknown> = { provider_code: error.metadata?.provider_code ?? error.code ?? declared };
+    if (error.message !== undefined) metadata.provider_message = error.message;
+    return call.helpers.error(declared as ErrorType, error.message ?? "Upstream provider failed", { metadata });
+  }
+  const status = typeof error.code === "number" && error.code >= 400 && error.code < 600 ? error.code : 502;
+  return mapUpstreamError(status, { error }, new Headers(), call.helpers.error);
+}

@@ -1,0 +1,118 @@
+/**
+ * Outbound HTTP for provider adapters (ARCHITECTURE §1.4: fetch comes from the injected helpers, so tests and
+ * recording fakes see every call). Turns transport failures into GatewayErrors that routing can act on, and
+ * leaves a client's own abort untouched so the pipeline recognises it.
+ */
+import { isGatewayError, type GatewayError } from "../../core/errors.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { mapUpstreamError, type ErrorFactory } from "./errors.ts";
+
+/** Maps a non-2xx upstream reply; adapters whose upstream has its own error dialect pass their own. */
+export type UpstreamErrorMapper = (status: number, body: unknown, headers: Headers, make: ErrorFactory) => GatewayError;
+
+/** Options of `postJson`. */
+export interface PostJsonOptions {
+  mapError?: UpstreamErrorMapper;
+}
+
+/**
+ * POSTs `body` as JSON with `call.signal`, resolving with the Response once the upstream answered 2xx (its body
+ * unread, so a stream can be consumed incrementally). A non-2xx reply is read and thrown as a mapped GatewayError
+ * before anything is returned, so routing may still fall back.
+ */
+export async function postJson(
+  call: ProviderCall,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  options: PostJsonOptions = {},
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await call.helpers.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body),
+      signal: call.signal,
+    });
+  } catch (thrown) {
+    throw transportFailure(call, thrown, "request");
+  }
+  if (response.ok) return response;
+  const errorBody = await readErrorBody(call, response);
+  const map = options.mapError ?? mapUpstreamError;
+  throw map(response.status, errorBody, response.headers, call.helpers.error);
+}
+
+/** Reads a 2xx JSON body; an unreadable or non-JSON body is a broken upstream (502, retryable). */
+export async function readJson(call: ProviderCall, response: Response): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (thrown) {
+    throw transportFailure(call, thrown, "response body");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw call.helpers.error("provider_unavailable", "Upstream provider returned a body that is not valid JSON", {
+      status: 502,
+      retryable: true,
+      metadata: { provider_code: "invalid_json" },
+    });
+  }
+}
+
+/**
+ * Classifies anything thrown while talking to the upstream:
+ * - the call's signal was aborted by the client: the abort reason is rethrown as-is (the pipeline knows it);
+ * - the signal carries a GatewayError (the pipeline aborted with one): that error;
+ * - the signal timed out (`AbortSignal.timeout`, the request deadline): `timeout` 408, not retryable;
+ * - anything else (ECONNREFUSED, ECONNRESET, DNS, TLS): `provider_unavailable` 502, retryable.
+ */
+export function transportFailure(call: ProviderCall, thrown: unknown, phase: string): unknown {
+  if (call.signal.aborted) {
+    const reason: unknown = call.signal.reason;
+    if (isGatewayError(reason)) return reason;
+    if (errorName(reason) === "TimeoutError") {
+      return call.helpers.error("timeout", `Upstream ${phase} timed out`, { status: 408, retryable: false, cause: reason });
+    }
+    return reason ?? thrown;
+  }
+  if (isGatewayError(thrown)) return thrown;
+  const code = errorCode(thrown);
+  return call.helpers.error("provider_unavailable", `Upstream provider could not be reached (${phase} failed)`, {
+    status: 502,
+    retryable: true,
+    metadata: { provider_code: code ?? "network_error" },
+    cause: thrown,
+  });
+}
+
+async function readErrorBody(call: ProviderCall, response: Response): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (thrown) {
+    // The status alone still maps; only a client abort must escape.
+    if (call.signal.aborted) throw transportFailure(call, thrown, "response body");
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function errorName(value: unknown): string | undefined {
+  return typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string"
+    ? (value as { name: string }).name
+    : undefined;
+}
+
+function errorCode(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const code = (value as { code?: unknown }).code;
+  return typeof code === "string" ? code : undefined;
+}

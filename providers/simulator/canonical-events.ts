@@ -1,0 +1,82 @@
+/** A simulator plan → canonical stream events, paced by the plan's timing (the in-process adapter's stream). */
+import type { StreamEvent } from "../../core/model/events.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import type { SimPiece, SimPlan } from "./engine.ts";
+import { sleep } from "./sleep.ts";
+
+type Open = { kind: "reasoning" | "text" | "tool"; id: string } | undefined;
+
+/**
+ * Emits start, one event group per piece (waiting `chunkDelayMs` between pieces), then usage and finish.
+ * With `cutAfter` the stream stops after that many pieces with the error an adapter reports for a cut upstream
+ * stream. An abort of `call.signal` rejects with its reason between pieces.
+ */
+export async function* planEvents(plan: SimPlan, call: ProviderCall): AsyncGenerator<StreamEvent, void, undefined> {
+  yield {
+    type: "start",
+    id: plan.id,
+    model: call.target.upstreamModel,
+    provider: call.target.providerId,
+    created: Math.floor(call.helpers.now() / 1000),
+  };
+  let open: Open;
+  for (let i = 0; i < plan.pieces.length; i++) {
+    await sleep(i === 0 ? 0 : plan.timing.chunkDelayMs, call.signal);
+    if (plan.timing.cutAfter !== undefined && i >= plan.timing.cutAfter) break;
+    const piece = plan.pieces[i];
+    if (piece === undefined) continue;
+    const out: StreamEvent[] = [];
+    open = pieceEvents(piece, open, out);
+    yield* out;
+  }
+  if (plan.timing.cutAfter !== undefined) {
+    yield {
+      type: "error",
+      error: call.helpers.error("provider_unavailable", "upstream stream ended unexpectedly", {
+        status: 502,
+        retryable: true,
+        metadata: { provider_code: "stream_interrupted" },
+      }),
+    };
+    return;
+  }
+  const closing: StreamEvent[] = [];
+  close(open, closing);
+  yield* closing;
+  yield {
+    type: "usage",
+    usage: {
+      input: { total: plan.usage.promptTokens, cacheRead: 0, cacheWrite: 0 },
+      output: { total: plan.usage.completionTokens, reasoning: plan.usage.reasoningTokens },
+    },
+  };
+  yield { type: "finish", finish: { reason: plan.finishReason, raw: plan.finishReason } };
+}
+
+function pieceEvents(piece: SimPiece, open: Open, out: StreamEvent[]): Open {
+  switch (piece.kind) {
+    case "reasoning":
+    case "text": {
+      let current = open;
+      if (current?.kind !== piece.kind) {
+        close(current, out);
+        current = { kind: piece.kind, id: `${piece.kind}_0` };
+        out.push({ type: piece.kind === "text" ? "text-start" : "reasoning-start", id: current.id });
+      }
+      out.push({ type: piece.kind === "text" ? "text-delta" : "reasoning-delta", id: current.id, delta: piece.text });
+      return current;
+    }
+    case "tool-start":
+      close(open, out);
+      out.push({ type: "tool-call-start", id: piece.id, name: piece.name });
+      return { kind: "tool", id: piece.id };
+    case "tool-args":
+      if (open?.kind === "tool") out.push({ type: "tool-call-delta", id: open.id, delta: piece.text });
+      return open;
+  }
+}
+
+function close(open: Open, out: StreamEvent[]): void {
+  if (open === undefined) return;
+  out.push({ type: open.kind === "text" ? "text-end" : open.kind === "reasoning" ? "reasoning-end" : "tool-call-end", id: open.id });
+}

@@ -1,0 +1,51 @@
+/**
+ * The `simulator` provider adapter: a deterministic in-process upstream (no HTTP), so the gateway works without a
+ * provider account and tests and benchmarks have a fast upstream. Same engine as the HTTP simulator (`server.ts`).
+ */
+import { ResponseBuilder } from "../../core/model/collect.ts";
+import type { EventStream } from "../../core/model/events.ts";
+import type { CanonicalResponse } from "../../core/model/response.ts";
+import { defineProvider } from "../../core/registry/define.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { mapUpstreamError } from "../shared/errors.ts";
+import { planEvents } from "./canonical-events.ts";
+import { simulate } from "./engine.ts";
+import { simRequestFromCanonical } from "./from-canonical.ts";
+import { simulatorOptionsSchema, type SimulatorOptions } from "./options.ts";
+import { sleep } from "./sleep.ts";
+
+/**
+ * Plans the reply, waits the latency, and fails the way an HTTP upstream with that status would (through the shared
+ * error mapping), so fallback tests behave alike in-process and over HTTP.
+ */
+async function stream(call: ProviderCall): Promise<EventStream> {
+  const request = simRequestFromCanonical(call.request);
+  // The "upstream body" of an in-process upstream is what the engine receives.
+  call.onUpstreamBody?.(request);
+  const plan = simulate(request, call.target.options as SimulatorOptions);
+  await sleep(plan.timing.latencyMs, call.signal);
+  if (plan.failure !== undefined) {
+    const body = { error: { message: plan.failure.message, type: "simulator_error" } };
+    throw mapUpstreamError(plan.failure.status, body, new Headers(), call.helpers.error);
+  }
+  return planEvents(plan, call);
+}
+
+/** Non-streaming reuses the stream; an in-band error is thrown, as the adapter contract asks. */
+async function generate(call: ProviderCall): Promise<CanonicalResponse> {
+  const builder = new ResponseBuilder();
+  for await (const event of await stream(call)) {
+    if (event.type === "error") throw event.error;
+    builder.add(event);
+  }
+  return builder.response;
+}
+
+/** The adapter module (registered in `providers/index.ts`). */
+export default defineProvider({
+  id: "simulator",
+  description: "Deterministic built-in provider simulator (no network); see providers/simulator/engine.ts",
+  optionsSchema: simulatorOptionsSchema,
+  generate,
+  stream,
+});
