@@ -11,12 +11,14 @@ export function accountRoutes(deps: Deps, auth: Authenticator) {
     .derive({ as: "local" }, async ({ request }) => ({ principal: await auth.authenticate(request.headers) }))
     .get(
       "/key",
-      ({ principal }) => {
+      async ({ principal }) => {
         if (!principal.record) {
           // The env admin key exists only in configuration.
           return { data: { hash: principal.keyHash, name: principal.name, label: "GATEWAY_ADMIN_KEY", is_management_key: true, is_provisioning_key: true, usage: 0, limit: null, limit_remaining: null, limit_reset: null, workspace_id: principal.workspaceId } };
         }
-        const data = keyView(principal.record, deps.ledger.pendingUsage(principal.keyHash));
+        // The principal's record may come from the auth cache; usage must be read fresh.
+        const record = (await deps.store.keys.findByHash(principal.keyHash)) ?? principal.record;
+        const data = keyView(record, deps.ledger.pendingUsage(principal.keyHash));
         return { data: { ...data, is_provisioning_key: principal.isManagement, is_free_tier: false } };
       },
       { detail: { summary: "The calling key, its usage and limit", tags: ["keys"] } },

@@ -1,0 +1,78 @@
+/** Every error the HTTP edge can produce uses the envelope with an `error_type`. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+let gw: TestGateway;
+beforeAll(async () => void (gw = await startTestGateway({ file: { server: { body_limit_bytes: 4096 } } })));
+afterAll(async () => gw.close());
+
+type Envelope = { error: { code: number; message: string; metadata: { error_type: string } }; service_metadata: unknown; user_id: unknown };
+
+async function envelope(res: Response, status: number, type: string): Promise<Envelope> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toContain("application/json");
+  const body = (await res.json()) as Envelope;
+  expect(body.error.code).toBe(status);
+  expect(body.error.metadata.error_type).toBe(type);
+  expect(body).toHaveProperty("service_metadata", null);
+  expect(body).toHaveProperty("user_id", null);
+  return body;
+}
+
+describe("edge errors", () => {
+  test("malformed JSON → 400", async () => {
+    const res = await gw.request("/chat/completions", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+    await envelope(res, 400, "invalid_request");
+  });
+
+  test("schema violation → 400 naming the field", async () => {
+    const body = await envelope(await gw.request("/chat/completions", { method: "POST", json: { model: 5, messages: [{ role: "user", content: "x" }] } }), 400, "invalid_request");
+    expect(body.error.message).toContain("model");
+  });
+
+  test("unknown route → 404", async () => {
+    await envelope(await gw.request("/nothing-here", { method: "GET" }), 404, "not_found");
+  });
+
+  test("wrong method → 405 with Allow", async () => {
+    const res = await gw.request("/chat/completions", { method: "GET" });
+    expect(res.headers.get("allow")).toContain("POST");
+    await envelope(res, 405, "invalid_request");
+  });
+
+  test("body over the configured limit → 413", async () => {
+    const big = { model: "simulator/small", messages: [{ role: "user", content: "x".repeat(5000) }] };
+    await envelope(await gw.request("/chat/completions", { method: "POST", json: big }), 413, "payload_too_large");
+  });
+
+  test("missing and invalid credentials → 401", async () => {
+    const json = { model: "simulator/small", messages: [{ role: "user", content: "x" }] };
+    const missing = await envelope(await gw.request("/chat/completions", { method: "POST", json, key: null }), 401, "authentication");
+    expect(missing.error.message).toContain("Missing authentication");
+    await envelope(await gw.request("/chat/completions", { method: "POST", json, key: "sk-gw-v1-wrong" }), 401, "authentication");
+  });
+
+  test("a management key cannot run inference → 403", async () => {
+    const json = { model: "simulator/small", messages: [{ role: "user", content: "x" }] };
+    await envelope(await gw.request("/chat/completions", { method: "POST", json, key: ADMIN_KEY }), 403, "permission_denied");
+  });
+
+  test("an inference key cannot manage keys → 403 with the spec's message", async () => {
+    const body = await envelope(await gw.request("/keys", { method: "GET" }), 403, "permission_denied");
+    expect(body.error.message).toBe("Only management keys can perform this operation");
+  });
+
+  test("a plugin the gateway does not have → 400", async () => {
+    const json = { model: "simulator/small", messages: [{ role: "user", content: "x" }], plugins: [{ id: "web" }] };
+    const body = await envelope(await gw.request("/chat/completions", { method: "POST", json }), 400, "invalid_request");
+    expect(body.error.message).toContain("web");
+  });
+
+  test("health needs no key; docs are served from the schemas", async () => {
+    const health = await gw.request("/health", { key: null });
+    expect(await health.json()).toEqual({ status: "ok" });
+    const docs = await fetch(`${gw.origin}/docs/json`);
+    const spec = (await docs.json()) as { paths: Record<string, { post?: { requestBody?: unknown } }> };
+    expect(spec.paths["/api/v1/chat/completions"]?.post?.requestBody).toBeDefined();
+  });
+});

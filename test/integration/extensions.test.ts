@@ -1,0 +1,55 @@
+/** Third-party modules from the config's `extensions`: loaded by path, checked by brand and options. */
+import { describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { buildRegistry } from "../../core/bootstrap.ts";
+import { buildConfig } from "../../core/config/load.ts";
+import { startTestGateway } from "../support/gateway.ts";
+
+const root = resolve(import.meta.dir, "../..");
+const configWith = (extensions: unknown[]) => buildConfig({ extensions } as never, {}, root);
+
+describe("extensions", () => {
+  test("the example plugin loads by path and runs when a request names it", async () => {
+    const gw = await startTestGateway({ file: { extensions: [{ module: "./examples/plugins/shout.ts", options: { suffix: "!" } }] } });
+    try {
+      const json = { model: "simulator/small", messages: [{ role: "user", content: "hello" }] };
+      const plain = (await (await gw.request("/chat/completions", { method: "POST", json })).json()) as { choices: Array<{ message: { content: string } }> };
+      const res = await gw.request("/chat/completions", { method: "POST", json: { ...json, plugins: [{ id: "shout" }] }, headers: { "x-service-metadata": "enabled" } });
+      const shouted = (await res.json()) as { choices: Array<{ message: { content: string } }>; service_metadata: { pipeline: Array<{ name: string }> } };
+      expect(shouted.choices[0]!.message.content).toBe(plain.choices[0]!.message.content.toUpperCase() + "!");
+      expect(shouted.service_metadata.pipeline[0]!.name).toBe("shout");
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("a module without the brand stops start-up with a clear message", async () => {
+    expect(buildRegistry(configWith(["./examples/plugins/not-a-plugin.ts"]))).rejects.toThrow(
+      'extension "./examples/plugins/not-a-plugin.ts": not a gateway module',
+    );
+  });
+
+  test("bad options stop start-up naming the option", async () => {
+    expect(buildRegistry(configWith([{ module: "./examples/plugins/shout.ts", options: { suffix: "way too long!!" } }]))).rejects.toThrow(
+      /shout.ts": invalid options\.suffix/,
+    );
+  });
+
+  test("a missing module stops start-up", async () => {
+    expect(buildRegistry(configWith(["./examples/plugins/missing.ts"]))).rejects.toThrow("cannot be loaded");
+  });
+
+  test("an unexpected failure is a 500 without internals", async () => {
+    const gw = await startTestGateway({ file: { extensions: ["./test/fixtures/extensions/throws.ts"] } });
+    try {
+      const json = { model: "simulator/small", messages: [{ role: "user", content: "x" }], plugins: [{ id: "explode" }] };
+      const res = await gw.request("/chat/completions", { method: "POST", json });
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(text).not.toContain("hunter2");
+      expect(JSON.parse(text)).toEqual({ error: { code: 500, message: "Internal server error", metadata: { error_type: "server" } }, service_metadata: null, user_id: null });
+    } finally {
+      await gw.close();
+    }
+  });
+});
