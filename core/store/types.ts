@@ -59,6 +59,8 @@ export interface WorkspaceRepo {
   /** The workspace created at first start; created if missing. */
   ensureDefault(): Promise<Workspace>;
   get(id: string): Promise<Workspace | undefined>;
+  /** A new workspace with a random UUID. */
+  create(name: string): Promise<Workspace>;
 }
 
 /** One inference request as billed: written off the hot path, read by `GET /generation`. */

@@ -87,8 +87,7 @@ describe("keys", () => {
   });
 
   test("a key of another workspace is invisible (404)", async () => {
-    const other = await gw.gateway.deps.store.workspaces.create?.("other");
-    if (!other) return void console.log("skip: store has no workspace creation yet");
+    const other = await gw.gateway.deps.store.workspaces.create("other");
     const record = await gw.gateway.deps.store.keys.create({
       hash: hashSecret("sk-other"),
       workspaceId: other.id,
@@ -101,5 +100,10 @@ describe("keys", () => {
     });
     expect((await gw.request(`/keys/${record.hash}`, admin)).status).toBe(404);
     expect((await gw.request(`/keys/${record.hash}`, { ...admin, method: "DELETE" })).status).toBe(404);
+    expect((await gw.request(`/keys/${record.hash}`, { ...admin, method: "PATCH", json: { disabled: true } })).status).toBe(404);
+    const listed = (await (await gw.request("/keys", admin)).json()) as { data: Array<{ hash: string }> };
+    expect(listed.data.some((k) => k.hash === record.hash)).toBe(false);
+    // The foreign key's own generations are not visible to this workspace either.
+    expect((await gw.gateway.deps.store.keys.findByHash(record.hash))?.workspaceId).toBe(other.id);
   });
 });

@@ -1,0 +1,13 @@
+/** Opens the kv named by `REDIS_URL` (ARCHITECTURE §5): Redis when set, the in-process memory kv otherwise. */
+import type { Logger } from "pino";
+import type { Kv } from "./kv.ts";
+import { createMemoryKv } from "./memory.ts";
+import { createRedisKv } from "./redis.ts";
+
+/** Returns the Redis kv for a non-empty `redisUrl` (rejecting if unreachable), else a memory kv. */
+export async function openKv(redisUrl: string | undefined, logger?: Logger): Promise<Kv> {
+  const url = redisUrl?.trim();
+  if (!url) return createMemoryKv(undefined, { logger });
+  if (!/^rediss?:\/\//i.test(url)) throw new Error("REDIS_URL: expected a redis:// or rediss:// URL");
+  return createRedisKv(url, logger);
+}

@@ -1,0 +1,92 @@
+/** The generations repository (ARCHITECTURE §5): billed requests, written in batches off the hot path. */
+import type { Insertable, Kysely, Selectable } from "kysely";
+import type { GenerationsTable, StoreDatabase } from "../schema.ts";
+import type { GenerationRecord, GenerationRepo } from "../types.ts";
+import { fromBool, toBool, toNumber, toNumberOrNull } from "./convert.ts";
+
+/**
+ * Rows per INSERT: 20 columns × 500 = 10,000 bind parameters, below both SQLite's (32,766) and Postgres' (65,535)
+ * per-statement limits.
+ */
+const ROWS_PER_INSERT = 500;
+
+/** Creates the generations repository over a migrated database. */
+export function createGenerationRepo(db: Kysely<StoreDatabase>): GenerationRepo {
+  return {
+    async insertMany(records) {
+      if (records.length === 0) return;
+      const rows = records.map(toRow);
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+          await trx
+            .insertInto("generations")
+            .values(rows.slice(i, i + ROWS_PER_INSERT))
+            // A ledger flush retried after a partial failure must not fail on, or duplicate, rows already written.
+            .onConflict((oc) => oc.column("id").doNothing())
+            .execute();
+        }
+      });
+    },
+
+    async get(id, workspaceId) {
+      const row = await db
+        .selectFrom("generations")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+  };
+}
+
+function toRow(r: GenerationRecord): Insertable<GenerationsTable> {
+  return {
+    id: r.id,
+    workspace_id: r.workspaceId,
+    key_hash: r.keyHash,
+    format: r.format,
+    model: r.model,
+    provider_id: r.providerId,
+    upstream_model: r.upstreamModel,
+    streamed: fromBool(r.streamed),
+    status: r.status,
+    finish_reason: r.finishReason,
+    error_type: r.errorType,
+    input_tokens: r.inputTokens,
+    cached_input_tokens: r.cachedInputTokens,
+    cache_write_tokens: r.cacheWriteTokens,
+    output_tokens: r.outputTokens,
+    reasoning_tokens: r.reasoningTokens,
+    cost_usd: r.cost,
+    // Integer columns: Postgres rejects a fractional value (e.g. a latency from performance.now()).
+    latency_ms: Math.round(r.latencyMs),
+    first_token_ms: r.firstTokenMs === null ? null : Math.round(r.firstTokenMs),
+    created_at: Math.round(r.createdAt),
+  };
+}
+
+function toRecord(row: Selectable<GenerationsTable>): GenerationRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    keyHash: row.key_hash,
+    format: row.format,
+    model: row.model,
+    providerId: row.provider_id,
+    upstreamModel: row.upstream_model,
+    streamed: toBool(row.streamed),
+    status: toNumber(row.status),
+    finishReason: row.finish_reason,
+    errorType: row.error_type,
+    inputTokens: toNumber(row.input_tokens),
+    cachedInputTokens: toNumber(row.cached_input_tokens),
+    cacheWriteTokens: toNumber(row.cache_write_tokens),
+    outputTokens: toNumber(row.output_tokens),
+    reasoningTokens: toNumber(row.reasoning_tokens),
+    cost: toNumber(row.cost_usd),
+    latencyMs: toNumber(row.latency_ms),
+    firstTokenMs: toNumberOrNull(row.first_token_ms),
+    createdAt: toNumber(row.created_at),
+  };
+}

@@ -1,0 +1,152 @@
+/** The API keys repository (ARCHITECTURE §5): rows keyed by the SHA-256 of the secret, never the secret. */
+import type { Kysely, Selectable, Updateable } from "kysely";
+import type { Logger } from "pino";
+import type { StoreClock } from "../clock.ts";
+import type { ApiKeysTable, StoreDatabase } from "../schema.ts";
+import type { ApiKeyRecord, KeyRepo, LimitReset } from "../types.ts";
+import { fromBool, toBool, toNumber, toNumberOrNull } from "./convert.ts";
+
+type KeyPatch = Parameters<KeyRepo["update"]>[1];
+
+/** Creates the API keys repository over a migrated database. */
+export function createKeyRepo(db: Kysely<StoreDatabase>, clock: StoreClock, logger?: Logger): KeyRepo {
+  async function findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await db.selectFrom("api_keys").selectAll().where("hash", "=", hash).executeTakeFirst();
+    return row && toKeyRecord(row);
+  }
+
+  return {
+    findByHash,
+
+    async create(key) {
+      // Rounded: bigint columns reject a fractional millisecond on Postgres.
+      const now = Math.round(clock.now());
+      const row = await db
+        .insertInto("api_keys")
+        .values({
+          hash: key.hash,
+          workspace_id: key.workspaceId,
+          name: key.name,
+          label: key.label,
+          is_management: fromBool(key.isManagement),
+          disabled: 0,
+          limit_usd: key.limit,
+          limit_reset: key.limitReset,
+          created_at: now,
+          updated_at: now,
+          expires_at: key.expiresAt === null ? null : Math.round(key.expiresAt),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toKeyRecord(row);
+    },
+
+    async list(workspaceId, opts) {
+      let query = db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        // The hash breaks ties between keys created in the same millisecond, so pages never overlap.
+        .orderBy("created_at", "asc")
+        .orderBy("hash", "asc")
+        .limit(opts.limit)
+        .offset(opts.offset);
+      if (!opts.includeDisabled) query = query.where("disabled", "=", 0);
+      const rows = await query.execute();
+      return rows.map(toKeyRecord);
+    },
+
+    async update(hash, patch) {
+      const changes = toRowPatch(patch);
+      if (Object.keys(changes).length === 0) return findByHash(hash);
+      const row = await db
+        .updateTable("api_keys")
+        .set({ ...changes, updated_at: Math.round(clock.now()) })
+        .where("hash", "=", hash)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toKeyRecord(row);
+    },
+
+    async delete(hash) {
+      const result = await db.deleteFrom("api_keys").where("hash", "=", hash).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async count() {
+      const row = await db
+        .selectFrom("api_keys")
+        .select((eb) => eb.fn.countAll<number | string>().as("n"))
+        .executeTakeFirstOrThrow();
+      return toNumber(row.n);
+    },
+
+    async addUsage(entries) {
+      const totals = sumByHash(entries, logger);
+      if (totals.length === 0) return;
+      await db.transaction().execute(async (trx) => {
+        for (const [hash, amount] of totals) {
+          // `usage_usd + ?` is evaluated by the database under the row lock, so concurrent flushes never lose
+          // an increment (a read-modify-write in JS would).
+          await trx
+            .updateTable("api_keys")
+            .set((eb) => ({ usage_usd: eb("usage_usd", "+", amount) }))
+            .where("hash", "=", hash)
+            .execute();
+        }
+      });
+    },
+  };
+}
+
+/**
+ * Merges entries per key and sorts them by hash: one UPDATE per key, and every flush locks rows in the same order,
+ * so two concurrent flushes on Postgres cannot deadlock. Non-finite amounts are dropped (they would poison the sum).
+ */
+function sumByHash(
+  entries: ReadonlyArray<{ hash: string; amount: number }>,
+  logger: Logger | undefined,
+): Array<[string, number]> {
+  const totals = new Map<string, number>();
+  for (const { hash, amount } of entries) {
+    if (!Number.isFinite(amount)) {
+      logger?.warn({ keyHash: hash, amount }, "store: dropped a non-finite usage amount");
+      continue;
+    }
+    if (amount === 0) continue;
+    totals.set(hash, (totals.get(hash) ?? 0) + amount);
+  }
+  return [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function toRowPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
+  const row: Updateable<ApiKeysTable> = {};
+  if (patch.name !== undefined) row.name = patch.name;
+  if (patch.disabled !== undefined) row.disabled = fromBool(patch.disabled);
+  if (patch.limit !== undefined) row.limit_usd = patch.limit;
+  if (patch.limitReset !== undefined) row.limit_reset = patch.limitReset;
+  if (patch.expiresAt !== undefined) row.expires_at = patch.expiresAt === null ? null : Math.round(patch.expiresAt);
+  return row;
+}
+
+function toKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return {
+    hash: row.hash,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    label: row.label,
+    isManagement: toBool(row.is_management),
+    disabled: toBool(row.disabled),
+    limit: toNumberOrNull(row.limit_usd),
+    limitReset: toLimitReset(row.limit_reset),
+    usage: toNumber(row.usage_usd),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+    expiresAt: toNumberOrNull(row.expires_at),
+  };
+}
+
+function toLimitReset(value: string | null): LimitReset | null {
+  if (value === "daily" || value === "weekly" || value === "monthly") return value;
+  return null;
+}

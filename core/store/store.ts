@@ -1,0 +1,27 @@
+/** Assembles the repositories into the injected `Store` (ARCHITECTURE §5). */
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { StoreClock } from "./clock.ts";
+import { createGenerationRepo } from "./repos/generations.ts";
+import { createKeyRepo } from "./repos/keys.ts";
+import { createWorkspaceRepo } from "./repos/workspaces.ts";
+import type { StoreDatabase, StoreDialect } from "./schema.ts";
+import type { Store } from "./types.ts";
+
+/** Builds a `Store` over an open, migrated database; `close()` destroys the database handle. */
+export function createStore(
+  db: Kysely<StoreDatabase>,
+  dialect: StoreDialect,
+  clock: StoreClock,
+  logger?: Logger,
+): Store {
+  let closed: Promise<void> | undefined;
+  return {
+    dialect,
+    workspaces: createWorkspaceRepo(db, clock),
+    keys: createKeyRepo(db, clock, logger),
+    generations: createGenerationRepo(db),
+    // Idempotent: shutdown paths may race to close the store.
+    close: () => (closed ??= db.destroy()),
+  };
+}

@@ -1,0 +1,37 @@
+/** The static migration map: column types per dialect, idempotent re-runs. */
+import { describe, expect, test } from "bun:test";
+import { Kysely } from "kysely";
+import { migrateToLatest, storeMigrations } from "../../../core/store/migrations.ts";
+import { BunSqliteDialect } from "../../../core/store/sqlite-driver.ts";
+
+describe("store migrations", () => {
+  test("names sort in application order", () => {
+    const names = Object.keys(storeMigrations("sqlite"));
+    expect(names).toEqual([...names].sort());
+    expect(Object.keys(storeMigrations("postgres"))).toEqual(names);
+  });
+
+  test("create the tables once; re-running is a no-op", async () => {
+    const db = new Kysely<unknown>({ dialect: new BunSqliteDialect({ path: ":memory:" }) });
+    await migrateToLatest(db, "sqlite");
+    await migrateToLatest(db, "sqlite");
+    const tables = await db.introspection.getTables();
+    const byName = new Map(tables.map((t) => [t.name, t.columns.map((c) => `${c.name}:${c.dataType.toLowerCase()}`)]));
+    expect([...byName.keys()].sort()).toEqual(["api_keys", "generations", "workspaces"]);
+    expect(byName.get("api_keys")).toEqual([
+      "hash:text",
+      "workspace_id:text",
+      "name:text",
+      "label:text",
+      "is_management:integer",
+      "disabled:integer",
+      "limit_usd:real",
+      "limit_reset:text",
+      "usage_usd:real",
+      "created_at:bigint",
+      "updated_at:bigint",
+      "expires_at:bigint",
+    ]);
+    await db.destroy();
+  });
+});
