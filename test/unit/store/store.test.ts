@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../../core/store/connect.ts";
-import { createTempSchema, logPostgresSkip, POSTGRES_URL, type TempSchema } from "./pg-schema.ts";
+import { createTempSchema, logPostgresSkip, POSTGRES_URL, type TempSchema } from "../../support/pg-schema.ts";
 import { describeStore, newKey } from "./store-suite.ts";
 
 describeStore("sqlite :memory:", "sqlite", (opts) => openStore("sqlite://:memory:", opts));
