@@ -19,8 +19,10 @@ export function labelOf(secret: string): string {
   return `${PREFIX}${body.slice(0, 3)}...${body.slice(-3)}`;
 }
 
-/** Constant-time equality of two hex digests. */
+/** Constant-time equality of two hex digests (compared as text: non-hex input must never decode to equal bytes). */
 export function sameHash(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a, "hex"), Buffer.from(b, "hex"));
+  const x = Buffer.from(a, "utf8");
+  const y = Buffer.from(b, "utf8");
+  if (x.length !== y.length) return false;
+  return timingSafeEqual(x, y);
 }

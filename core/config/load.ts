@@ -133,7 +133,7 @@ function toExtension(entry: string | { module: string; options?: Record<string, 
 
 function parsePort(raw: string | undefined): number {
   if (!raw) return 8080;
-  const port = Number(raw);
+  const port = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT: not a port number: ${raw}`);
   return port;
 }

@@ -5,6 +5,23 @@ import { envelopeOf, errorResponse } from "./envelope.ts";
 interface ValueErrorLike {
   path?: string;
   message?: string;
+  /** For unions: one error iterator per variant. */
+  errors?: Array<Iterable<ValueErrorLike>>;
+}
+
+/**
+ * A union failure ("Expected union value") hides the real cause in its variants. Descend into the variant whose
+ * first error is deepest (the one that matched the shape best), skipping the `null` branch of nullable fields.
+ */
+function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike | undefined {
+  if (!error?.errors?.length) return error;
+  let best: ValueErrorLike | undefined;
+  for (const variant of error.errors) {
+    const first = variant[Symbol.iterator]().next().value as ValueErrorLike | undefined;
+    if (!first || first.message === "Expected null") continue;
+    if (!best || (first.path ?? "").length > (best.path ?? "").length) best = first;
+  }
+  return best ? mostSpecific(best) : error;
 }
 
 /** Known paths and their methods, so a wrong method gets 405 with `Allow` rather than 404. */
@@ -38,7 +55,7 @@ function toEdgeError(code: string | number, error: unknown, request: Request, ro
 }
 
 function validationError(error: unknown): GatewayError {
-  const first = (error as { valueError?: ValueErrorLike }).valueError;
+  const first = mostSpecific((error as { valueError?: ValueErrorLike }).valueError);
   const field = first?.path ? first.path.slice(1).replaceAll("/", ".") : undefined;
   const detail = first?.message ?? "does not match the schema";
   const message = field ? `Invalid request parameters: ${field}: ${detail}` : `Invalid request parameters: ${detail}`;

@@ -10,7 +10,8 @@ export interface ErrorEnvelope {
 /** Builds the envelope; a 500 never echoes internals or upstream metadata (reference b11). */
 export function envelopeOf(thrown: unknown, serviceMetadata: Record<string, unknown> | null = null, userId: string | null = null): ErrorEnvelope {
   const error = toGatewayError(thrown);
-  const internal = error.status >= 500 && (error.type === "server" || error.type === "unmapped");
+  // Any 500 hides its details, whatever type a module gave it; upstream 5xx (502/503/529...) keep theirs.
+  const internal = error.status === 500 || error.type === "server" || error.type === "unmapped";
   return {
     error: {
       code: error.status,

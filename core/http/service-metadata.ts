@@ -11,9 +11,9 @@ export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> 
   const selected = ctx.served;
   const considered = ctx.candidates;
   const attempt = ctx.attempts.length;
-  const fallbackUsed = attempt > 1 || (selected !== undefined && selected.model.id !== ctx.request.model);
-  const strategy = fallbackUsed ? "fallback" : "direct";
   const requested = ctx.request.model ?? ctx.request.models[0] ?? "";
+  const fallbackUsed = attempt > 1 || (selected !== undefined && selected.model.id !== requested);
+  const strategy = fallbackUsed ? "fallback" : "direct";
   const summary = selected
     ? `${strategy === "direct" ? "Routed" : `Fell back after ${attempt - 1} failed attempt(s)`} to ${selected.provider.id} for ${selected.model.id}`
     : `No endpoint served the request after ${attempt} attempt(s)`;

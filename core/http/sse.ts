@@ -12,6 +12,7 @@ interface LiveStream {
   controller: ReadableStreamDefaultController<Uint8Array>;
   lastWrite: number;
   keepAlive: Uint8Array;
+  keepAliveMs: number;
 }
 
 const live = new Set<LiveStream>();
@@ -25,7 +26,7 @@ function ensureTicker(keepAliveMs: number): void {
   ticker = setInterval(() => {
     const now = performance.now();
     for (const stream of live) {
-      if (now - stream.lastWrite < keepAliveMs) continue;
+      if (now - stream.lastWrite < stream.keepAliveMs) continue;
       try {
         stream.controller.enqueue(stream.keepAlive);
         stream.lastWrite = now;
@@ -63,7 +64,12 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        entry = { controller, lastWrite: performance.now(), keepAlive: encoder.encode(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT) };
+        entry = {
+          controller,
+          lastWrite: performance.now(),
+          keepAlive: encoder.encode(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT),
+          keepAliveMs: options.keepAliveMs,
+        };
         live.add(entry);
         ensureTicker(options.keepAliveMs);
       },

@@ -67,6 +67,14 @@ async function* meter(ctx: RequestContext, events: EventStream): EventStream {
       }
       yield event;
     }
+  } catch (thrown) {
+    // A source that throws (rather than sending an `error` event) still failed: record it as such.
+    const failure = toGatewayError(thrown);
+    finish = "error";
+    rawFinish = "error";
+    status = failure.status;
+    ctx.log.error_type = failure.type;
+    throw thrown;
   } finally {
     // Also runs when the client disconnects mid-stream: what the upstream produced so far is still billed.
     settle(ctx, usage, priceFor(ctx, usage, finish ?? "error"), rawFinish ?? "aborted", status);

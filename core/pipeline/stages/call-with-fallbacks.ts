@@ -20,12 +20,6 @@ export const callWithFallbacksStage: Stage = {
       ctx.attempts.push(attempt);
       try {
         await callOnce(ctx, endpoint);
-        attempt.endedAt = ctx.deps.clock.now();
-        attempt.status = 200;
-        ctx.served = endpoint;
-        ctx.log.provider = endpoint.provider.id;
-        await next();
-        return;
       } catch (thrown) {
         const error = toGatewayError(thrown);
         attempt.endedAt = ctx.deps.clock.now();
@@ -33,7 +27,15 @@ export const callWithFallbacksStage: Stage = {
         attempt.errorType = error.type;
         failures.push({ attempt, error });
         if (!error.retryable || !isGatewayError(thrown)) break;
+        continue;
       }
+      attempt.endedAt = ctx.deps.clock.now();
+      attempt.status = 200;
+      ctx.served = endpoint;
+      ctx.log.provider = endpoint.provider.id;
+      // Outside the try: a failure of a later stage is not an upstream failure and must never trigger a fallback.
+      await next();
+      return;
     }
     throw finalError(ctx, failures);
   },
@@ -51,24 +53,25 @@ async function callOnce(ctx: RequestContext, endpoint: Endpoint): Promise<void> 
   };
   if (ctx.request.stream) {
     const events = await endpoint.adapter.stream(call);
-    ctx.outcome = { kind: "stream", events: normalise(ctx, events, echo ? () => upstreamBody : undefined) };
+    ctx.outcome = { kind: "stream", events: normalise(ctx, endpoint, events, echo ? () => upstreamBody : undefined) };
   } else {
     const response = await endpoint.adapter.generate(call);
-    ctx.outcome = { kind: "response", response: stamp(ctx, response) };
+    ctx.outcome = { kind: "response", response: stamp(ctx, endpoint, response) };
   }
 }
 
-/** The client sees the gateway's generation id, and the provider that actually served. */
-function stamp(ctx: RequestContext, response: CanonicalResponse): CanonicalResponse {
+/** The client sees the gateway's generation id and the model id it asked for (not the upstream's name for it). */
+function stamp(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse): CanonicalResponse {
   response.id = ctx.generationId;
+  response.model = endpoint.model.id;
   response.warnings.push(...ctx.request.warnings);
   return response;
 }
 
-async function* normalise(ctx: RequestContext, events: EventStream, upstreamBody: (() => unknown) | undefined): EventStream {
+async function* normalise(ctx: RequestContext, endpoint: Endpoint, events: EventStream, upstreamBody: (() => unknown) | undefined): EventStream {
   if (upstreamBody) yield { type: "debug", upstreamBody: upstreamBody() };
   for await (const event of events) {
-    yield event.type === "start" ? { ...event, id: ctx.generationId } : event;
+    yield event.type === "start" ? { ...event, id: ctx.generationId, model: endpoint.model.id } : event;
   }
 }
 

@@ -15,6 +15,7 @@ export const formatOutStage: Stage = {
   async run(ctx, next) {
     try {
       await next();
+      render(ctx);
     } catch (thrown) {
       const error = toGatewayError(thrown);
       if (error.status >= 500 && error.type === "server") ctx.deps.logger.error({ err: error.cause ?? error, id: ctx.generationId }, "request failed");
@@ -22,29 +23,32 @@ export const formatOutStage: Stage = {
       const metadata = ctx.metadataOptIn && ctx.principal ? serviceMetadataOf(ctx) : null;
       ctx.http = errorResponse(error, envelopeOf(error, metadata), { "x-generation-id": ctx.generationId });
       logRequest(ctx, error.status);
-      return;
     }
-    const outcome = ctx.outcome;
-    if (!outcome) throw new Error("pipeline finished without an outcome");
-    const encodeCtx: EncodeContext = {
-      request: ctx.request,
-      generationId: ctx.generationId,
-      ...(ctx.metadataOptIn ? { serviceMetadata: () => serviceMetadataOf(ctx) } : {}),
-    };
-    const headers = { "x-generation-id": ctx.generationId };
-    if (outcome.kind === "response") {
-      ctx.http = jsonResponse(ctx.format.encode(outcome.response, encodeCtx), 200, headers);
-      logRequest(ctx, 200);
-      return;
-    }
-    ctx.http = sseResponse(ctx.format.stream(outcome.events, encodeCtx), {
-      keepAliveMs: ctx.deps.config.keepAliveMs,
-      ...(ctx.format.keepAliveFrame ? { keepAliveFrame: ctx.format.keepAliveFrame } : {}),
-      headers,
-      onClose: () => logRequest(ctx, 200),
-    });
   },
 };
+
+/** Encodes the outcome; a failure here (an encoder bug) still becomes an envelope with the generation id. */
+function render(ctx: RequestContext): void {
+  const outcome = ctx.outcome;
+  if (!outcome) throw new Error("pipeline finished without an outcome");
+  const encodeCtx: EncodeContext = {
+    request: ctx.request,
+    generationId: ctx.generationId,
+    ...(ctx.metadataOptIn ? { serviceMetadata: () => serviceMetadataOf(ctx) } : {}),
+  };
+  const headers = { "x-generation-id": ctx.generationId };
+  if (outcome.kind === "response") {
+    ctx.http = jsonResponse(ctx.format.encode(outcome.response, encodeCtx), 200, headers);
+    logRequest(ctx, 200);
+    return;
+  }
+  ctx.http = sseResponse(ctx.format.stream(outcome.events, encodeCtx), {
+    keepAliveMs: ctx.deps.config.keepAliveMs,
+    ...(ctx.format.keepAliveFrame ? { keepAliveFrame: ctx.format.keepAliveFrame } : {}),
+    headers,
+    onClose: () => logRequest(ctx, 200),
+  });
+}
 
 function logRequest(ctx: RequestContext, status: number): void {
   ctx.deps.logger.info(

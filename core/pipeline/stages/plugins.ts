@@ -51,6 +51,7 @@ export const prePluginsStage: Stage = {
       if (plugin.hooks.pre) {
         context.request = ctx.request;
         await plugin.hooks.pre(context);
+        ctx.request = context.request; // a hook may assign a new request object rather than mutate it
       }
     }
     await next();
@@ -64,6 +65,7 @@ export const postPluginsStage: Stage = {
     const outcome = ctx.outcome;
     if (!outcome) return;
     for (const { plugin, context } of activePlugins(ctx)) {
+      context.request = ctx.request;
       if (outcome.kind === "response" && plugin.hooks.post) outcome.response = await plugin.hooks.post(context, outcome.response);
       if (outcome.kind === "stream" && plugin.hooks.stream) outcome.events = plugin.hooks.stream(context, outcome.events);
     }
@@ -76,6 +78,7 @@ export const routePluginsStage: Stage = {
   async run(ctx, next) {
     for (const { plugin, context } of activePlugins(ctx)) {
       if (!plugin.hooks.route) continue;
+      context.request = ctx.request;
       const chosen = await plugin.hooks.route(
         context,
         ctx.candidates.map((c) => ({ model: c.model.id, providerId: c.provider.id })),

@@ -1,0 +1,199 @@
+/** core/accounting/ledger.ts: batched, serialised writes off the hot path; nothing lost when the store fails. */
+import { describe, expect, test } from "bun:test";
+import { UsageLedger } from "../../../core/accounting/ledger.ts";
+import type { GenerationRecord, Store } from "../../../core/store/types.ts";
+import { recordingLogger } from "../pipeline/helpers.ts";
+
+/** A fake store: records each write; `gate` holds writes until released; `failNext` makes writes fail. */
+function fakeStore() {
+  const inserts: GenerationRecord[][] = [];
+  const usageWrites: Array<Array<{ hash: string; amount: number }>> = [];
+  const state = { failInsert: 0, failUsage: 0, gate: undefined as Promise<void> | undefined, entered: 0 };
+  /** Resolves once a write has begun (the batch has been taken from the queue). */
+  const writing = async () => {
+    while (state.entered === 0) await Bun.sleep(0);
+  };
+  const store = {
+    dialect: "sqlite",
+    generations: {
+      async insertMany(records: readonly GenerationRecord[]) {
+        state.entered++;
+        await state.gate;
+        if (state.failInsert > 0) {
+          state.failInsert--;
+          throw new Error("database is locked");
+        }
+        inserts.push([...records]);
+      },
+      get: async () => undefined,
+    },
+    keys: {
+      async addUsage(entries: ReadonlyArray<{ hash: string; amount: number }>) {
+        if (state.failUsage > 0) {
+          state.failUsage--;
+          throw new Error("connection reset");
+        }
+        usageWrites.push([...entries]);
+      },
+    },
+  } as unknown as Store;
+  return { store, inserts, usageWrites, state, writing };
+}
+
+let seq = 0;
+function generation(keyHash: string, cost: number, id = `gen-${++seq}`): GenerationRecord {
+  return {
+    id,
+    workspaceId: "ws",
+    keyHash,
+    format: "chat",
+    model: "m",
+    providerId: "p",
+    upstreamModel: "m",
+    streamed: false,
+    status: 200,
+    finishReason: "stop",
+    errorType: null,
+    inputTokens: 1,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 1,
+    reasoningTokens: 0,
+    cost,
+    latencyMs: 1,
+    firstTokenMs: null,
+    createdAt: 0,
+  };
+}
+
+describe("UsageLedger", () => {
+  test("record() is synchronous and writes nothing; flush() writes one batch with spending summed per key", async () => {
+    const { store, inserts, usageWrites } = fakeStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    const a1 = generation("key-a", 0.5);
+    const a2 = generation("key-a", 0.25);
+    const b = generation("key-b", 0.125);
+    const free = generation("key-c", 0);
+    for (const g of [a1, a2, b, free]) ledger.record(g);
+    expect(inserts).toHaveLength(0);
+    expect(ledger.pendingGeneration(a1.id)).toBe(a1);
+
+    await ledger.flush();
+    expect(inserts).toEqual([[a1, a2, b, free]]);
+    expect(usageWrites).toEqual([
+      [
+        { hash: "key-a", amount: 0.75 },
+        { hash: "key-b", amount: 0.125 },
+      ],
+    ]);
+    expect(ledger.pendingGeneration(a1.id)).toBeUndefined();
+  });
+
+  test("a flush with nothing queued touches nothing", async () => {
+    const { store, inserts, usageWrites } = fakeStore();
+    await new UsageLedger(store, recordingLogger()).flush();
+    expect(inserts).toEqual([]);
+    expect(usageWrites).toEqual([]);
+  });
+
+  test("pendingUsage is exactly the spending not yet written, including records made during a flush", async () => {
+    const { store, state, writing } = fakeStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    ledger.record(generation("key-a", 0.5));
+    ledger.record(generation("key-a", 0.25));
+    ledger.record(generation("key-b", 0));
+    expect(ledger.pendingUsage("key-a")).toBe(0.75);
+    expect(ledger.pendingUsage("key-b")).toBe(0);
+    expect(ledger.pendingUsage("unknown")).toBe(0);
+
+    let release!: () => void;
+    state.gate = new Promise((r) => (release = r));
+    const flushing = ledger.flush();
+    await writing();
+    ledger.record(generation("key-a", 0.125)); // arrives while the batch is being written
+    expect(ledger.pendingUsage("key-a")).toBe(0.875); // still pending until the write succeeds
+    release();
+    await flushing;
+    expect(ledger.pendingUsage("key-a")).toBe(0.125);
+    await ledger.flush();
+    expect(ledger.pendingUsage("key-a")).toBe(0);
+  });
+
+  test("decimal costs leave no floating-point residue once written", async () => {
+    const { store } = fakeStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    for (const cost of [0.1, 0.2, 0.3, 0.0000007]) ledger.record(generation("key-a", cost));
+    await ledger.flush();
+    expect(ledger.pendingUsage("key-a")).toBe(0);
+  });
+
+  test("a failing store keeps every record (and its pending spend) for the next flush", async () => {
+    const { store, inserts, usageWrites, state } = fakeStore();
+    const logger = recordingLogger();
+    const ledger = new UsageLedger(store, logger);
+    const first = generation("key-a", 0.5);
+    ledger.record(first);
+    state.failInsert = 1;
+    await ledger.flush(); // must not reject: the request path never sees ledger failures
+    expect(inserts).toEqual([]);
+    expect(ledger.pendingUsage("key-a")).toBe(0.5);
+    expect(ledger.pendingGeneration(first.id)).toBe(first);
+    expect(logger.calls.filter((c) => c.level === "error").map((c) => c.obj.records)).toEqual([1]);
+
+    const second = generation("key-a", 0.25);
+    ledger.record(second);
+    await ledger.flush();
+    expect(inserts).toEqual([[first, second]]); // the failed batch first, in order
+    expect(usageWrites).toEqual([[{ hash: "key-a", amount: 0.75 }]]);
+    expect(ledger.pendingUsage("key-a")).toBe(0);
+  });
+
+  test("when only the spending write fails, the retry writes it once (generation inserts are idempotent in the store)", async () => {
+    const { store, inserts, usageWrites, state } = fakeStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    const g = generation("key-a", 0.5);
+    ledger.record(g);
+    state.failUsage = 1;
+    await ledger.flush();
+    expect(usageWrites).toEqual([]);
+    expect(ledger.pendingUsage("key-a")).toBe(0.5);
+    await ledger.flush();
+    expect(usageWrites).toEqual([[{ hash: "key-a", amount: 0.5 }]]);
+    expect(inserts.map((batch) => batch.map((r) => r.id))).toEqual([[g.id], [g.id]]);
+    expect(ledger.pendingUsage("key-a")).toBe(0);
+  });
+
+  test("concurrent flushes are serialised: no record is written twice", async () => {
+    const { store, inserts, state, writing } = fakeStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    let release!: () => void;
+    state.gate = new Promise((r) => (release = r));
+    ledger.record(generation("k", 0.5, "g1"));
+    const one = ledger.flush();
+    await writing();
+    ledger.record(generation("k", 0.5, "g2"));
+    const two = ledger.flush();
+    const three = ledger.flush();
+    release();
+    await Promise.all([one, two, three]);
+    expect(inserts.map((batch) => batch.map((r) => r.id))).toEqual([["g1"], ["g2"]]);
+  });
+
+  test("start() flushes on its interval; close() stops it and writes what is left", async () => {
+    const { store, inserts } = fakeStore();
+    const ledger = new UsageLedger(store, recordingLogger(), 10);
+    ledger.start();
+    ledger.start(); // idempotent: one timer
+    ledger.record(generation("k", 0.5, "tick"));
+    const deadline = Date.now() + 1000;
+    while (inserts.length === 0 && Date.now() < deadline) await Bun.sleep(5);
+    expect(inserts.map((b) => b.map((r) => r.id))).toEqual([["tick"]]);
+
+    ledger.record(generation("k", 0.5, "at-close"));
+    await ledger.close();
+    expect(inserts.map((b) => b.map((r) => r.id))).toEqual([["tick"], ["at-close"]]);
+    ledger.record(generation("k", 0.5, "after-close"));
+    await Bun.sleep(40);
+    expect(inserts).toHaveLength(2); // no timer any more
+  });
+});

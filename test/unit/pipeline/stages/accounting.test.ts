@@ -1,0 +1,193 @@
+/** core/pipeline/stages/accounting.ts: cost on responses and stream usage, one ledger record per request. */
+import { describe, expect, test } from "bun:test";
+import { GatewayError } from "../../../../core/errors.ts";
+import { accountingStage } from "../../../../core/pipeline/stages/accounting.ts";
+import {
+  canonicalRequest,
+  endpointOf,
+  managementPrincipal,
+  modelConfig,
+  providerConfig,
+  response,
+  stubNext,
+  testContext,
+  usageOf,
+  type StreamEvent,
+  type TestContext,
+} from "../helpers.ts";
+
+// Binary-exact prices so expected costs are exact.
+const model = modelConfig("acme/a", { prompt: 0.5, completion: 2 });
+const served = endpointOf(model, providerConfig("acme", [model]));
+
+function servedContext(stream = false): TestContext {
+  const ctx = testContext({ request: canonicalRequest({ stream }), served });
+  ctx.deps.clock.set(5_000);
+  (ctx as { startedAt: number }).startedAt = 5_000;
+  return ctx;
+}
+
+function streamOf(events: StreamEvent[], onEach?: (e: StreamEvent) => void): AsyncGenerator<StreamEvent> {
+  return (async function* () {
+    for (const e of events) {
+      onEach?.(e);
+      yield e;
+    }
+  })();
+}
+
+describe("accounting stage, non-streamed", () => {
+  test("attaches the cost and records one generation with usage, finish and status", async () => {
+    const ctx = servedContext();
+    await accountingStage.run(
+      ctx,
+      stubNext(() => {
+        ctx.deps.clock.advance(120);
+        ctx.outcome = { kind: "response", response: response({ usage: usageOf(4, 3), finish: { reason: "length", raw: "max_tokens" } }) };
+      }),
+    );
+    const res = ctx.outcome?.kind === "response" ? ctx.outcome.response : undefined;
+    expect(res?.cost).toEqual({ total: 8, input: 2, output: 6, upstream: null });
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toEqual({
+      id: "gen-test",
+      workspaceId: "ws-1",
+      keyHash: "a".repeat(64),
+      format: "chat",
+      model: "acme/a",
+      providerId: "acme",
+      upstreamModel: "up-acme/a",
+      streamed: false,
+      status: 200,
+      finishReason: "max_tokens",
+      errorType: null,
+      inputTokens: 4,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 3,
+      reasoningTokens: 0,
+      cost: 8,
+      latencyMs: 120,
+      firstTokenMs: null,
+      createdAt: 5_000,
+    });
+    expect(ctx.log).toMatchObject({ tokens_in: 4, tokens_out: 3, cost: 8 });
+  });
+
+  test("an error finish with no output is not charged", async () => {
+    const ctx = servedContext();
+    const error = { type: "provider_unavailable" as const, message: "down", status: 502 };
+    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response({ usage: usageOf(10, 0), finish: { reason: "error" }, error }) })));
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ cost: 0, status: 502, errorType: "provider_unavailable", finishReason: "error", inputTokens: 10 });
+    expect(ctx.log.error_type).toBe("provider_unavailable");
+  });
+
+  test("a failure inside is recorded (no cost, its status and type) and rethrown unchanged", async () => {
+    const ctx = servedContext();
+    const failure = new GatewayError("rate_limit_exceeded", "slow");
+    const thrown = await accountingStage.run(ctx, () => Promise.reject(failure)).catch((e: unknown) => e);
+    expect(thrown).toBe(failure);
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 429, errorType: "rate_limit_exceeded", finishReason: "error", cost: 0, outputTokens: 0 });
+  });
+
+  test("an unexpected failure is recorded as a 500 server error", async () => {
+    const ctx = testContext({ served: undefined });
+    await expect(accountingStage.run(ctx, () => Promise.reject(new Error("bug")))).rejects.toThrow("bug");
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 500, errorType: "server", providerId: null, model: "acme/a" });
+  });
+
+  test("a principal without a stored key record is not billed, but the log line still has tokens", async () => {
+    const ctx = servedContext();
+    ctx.principal = { ...managementPrincipal, record: undefined };
+    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response({ usage: usageOf(2, 2) }) })));
+    expect(ctx.deps.ledger.records).toHaveLength(0);
+    expect(ctx.log).toMatchObject({ tokens_in: 2, tokens_out: 2, cost: 5 });
+  });
+
+  test("no outcome, no record", async () => {
+    const ctx = servedContext();
+    await accountingStage.run(ctx, stubNext());
+    expect(ctx.deps.ledger.records).toHaveLength(0);
+  });
+});
+
+describe("accounting stage, streamed", () => {
+  async function runStream(ctx: TestContext, events: AsyncIterable<StreamEvent>): Promise<AsyncIterable<StreamEvent>> {
+    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "stream", events })));
+    expect(ctx.outcome?.kind).toBe("stream");
+    return (ctx.outcome as { events: AsyncIterable<StreamEvent> }).events;
+  }
+
+  test("nothing is recorded until the stream ends; usage events carry cost; one record at the end", async () => {
+    const ctx = servedContext(true);
+    const events = await runStream(
+      ctx,
+      streamOf(
+        [
+          { type: "start", id: "x", model: "acme/a", provider: "acme", created: 1 },
+          { type: "text-delta", id: "t", delta: "hi" },
+          { type: "usage", usage: usageOf(4, 1) },
+          { type: "finish", finish: { reason: "stop", raw: "end_turn" } },
+        ],
+        (e) => {
+          if (e.type === "text-delta") ctx.deps.clock.advance(30);
+        },
+      ),
+    );
+    expect(ctx.deps.ledger.records).toHaveLength(0);
+    const seen: StreamEvent[] = [];
+    for await (const e of events) seen.push(e);
+    const usage = seen.find((e) => e.type === "usage");
+    expect(usage).toEqual({ type: "usage", usage: usageOf(4, 1), cost: { total: 4, input: 2, output: 2, upstream: null } });
+    expect(seen.map((e) => e.type)).toEqual(["start", "text-delta", "usage", "finish"]);
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ streamed: true, status: 200, finishReason: "end_turn", cost: 4, firstTokenMs: 30 });
+    expect(ctx.firstTokenMs).toBe(30);
+  });
+
+  test("an in-band error event records the error status and type", async () => {
+    const ctx = servedContext(true);
+    const events = await runStream(
+      ctx,
+      streamOf([
+        { type: "usage", usage: usageOf(3, 0) },
+        { type: "error", error: new GatewayError("provider_overloaded", "busy") },
+      ]),
+    );
+    for await (const _ of events);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 529, errorType: "provider_overloaded", finishReason: "error", cost: 0 });
+  });
+
+  test("a client that stops reading still gets what was produced billed (once)", async () => {
+    const ctx = servedContext(true);
+    const events = await runStream(
+      ctx,
+      streamOf([
+        { type: "text-delta", id: "t", delta: "a" },
+        { type: "usage", usage: usageOf(2, 1) },
+        { type: "text-delta", id: "t", delta: "b" },
+        { type: "finish", finish: { reason: "stop" } },
+      ]),
+    );
+    const iterator = events[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.next();
+    await iterator.return?.();
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 200, finishReason: "aborted", cost: 3, outputTokens: 1 });
+  });
+
+  test("a source that throws is recorded as a failure, and the error still reaches the encoder", async () => {
+    const ctx = servedContext(true);
+    async function* broken(): AsyncGenerator<StreamEvent> {
+      yield { type: "text-delta", id: "t", delta: "a" };
+      throw new GatewayError("timeout", "upstream went quiet", { status: 524 });
+    }
+    const events = await runStream(ctx, broken());
+    await expect((async () => { for await (const _ of events); })()).rejects.toThrow("upstream went quiet");
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 524, errorType: "timeout", finishReason: "error" });
+    expect(ctx.log.error_type).toBe("timeout");
+  });
+});

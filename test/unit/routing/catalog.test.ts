@@ -1,0 +1,79 @@
+/** core/routing/catalog.ts: one entry per model id, one endpoint per provider serving it; checked at build. */
+import { describe, expect, test } from "bun:test";
+import { Type } from "@sinclair/typebox";
+import { defineProvider } from "../../../core/registry/define.ts";
+import { ModuleError, Registry } from "../../../core/registry/registry.ts";
+import { buildCatalog } from "../../../core/routing/catalog.ts";
+import { modelConfig, providerConfig } from "../pipeline/helpers.ts";
+
+const adapter = (id: string, optionsSchema?: ReturnType<typeof Type.Object>) =>
+  defineProvider({
+    id,
+    description: "test adapter",
+    ...(optionsSchema ? { optionsSchema } : {}),
+    generate: () => Promise.reject(new Error("unused")),
+    stream: () => Promise.reject(new Error("unused")),
+  });
+
+function registryWith(...adapters: ReturnType<typeof adapter>[]): Registry {
+  const registry = new Registry();
+  for (const a of adapters) registry.register(a, a.id);
+  return registry;
+}
+
+describe("buildCatalog", () => {
+  test("groups endpoints by model id across providers, in config order", () => {
+    const openai = adapter("openai");
+    const sim = adapter("simulator");
+    const shared1 = modelConfig("shared/model");
+    const shared2 = modelConfig("shared/model");
+    const only = modelConfig("acme/only");
+    const providers = [providerConfig("acme", [shared1, only], "openai"), providerConfig("sim", [shared2], "simulator")];
+    const catalog = buildCatalog(providers, registryWith(openai, sim));
+
+    expect(catalog.list().map((m) => m.id)).toEqual(["shared/model", "acme/only"]);
+    const shared = catalog.get("shared/model")!;
+    expect(shared.endpoints.map((e) => [e.provider.id, e.adapter.id])).toEqual([
+      ["acme", "openai"],
+      ["sim", "simulator"],
+    ]);
+    expect(shared.endpoints[0]!.model).toBe(shared1);
+    expect(shared.endpoints[1]!.model).toBe(shared2);
+    expect(catalog.get("acme/only")!.endpoints).toHaveLength(1);
+    expect(catalog.get("missing")).toBeUndefined();
+  });
+
+  test("each endpoint's upstream target is what the adapter needs, frozen", () => {
+    const model = modelConfig("acme/a");
+    const provider = { ...providerConfig("acme", [model], "openai"), headers: { "x-org": "o" }, options: { t: 1 } };
+    const target = buildCatalog([provider], registryWith(adapter("openai"))).get("acme/a")!.endpoints[0]!.target;
+    expect(target).toEqual({
+      providerId: "acme",
+      baseUrl: "https://acme.example/v1",
+      apiKey: "k",
+      upstreamModel: "up-acme/a",
+      headers: { "x-org": "o" },
+      options: { t: 1 },
+    });
+    expect(Object.isFrozen(target)).toBe(true);
+  });
+
+  test("an unknown adapter stops start-up naming the field and the known adapters", () => {
+    const providers = [providerConfig("ok", [modelConfig("m")], "openai"), providerConfig("bad", [modelConfig("n")], "anthropic")];
+    expect(() => buildCatalog(providers, registryWith(adapter("openai"), adapter("simulator")))).toThrow(
+      new ModuleError('invalid config field "providers[1].adapter": unknown adapter "anthropic" (known: openai, simulator)'),
+    );
+  });
+
+  test("provider options are checked against the adapter's schema, naming the provider", () => {
+    const strict = adapter("strict", Type.Object({ timeout_ms: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }));
+    const good = { ...providerConfig("p", [modelConfig("m")], "strict"), options: { timeout_ms: 5 } };
+    expect(() => buildCatalog([good], registryWith(strict))).not.toThrow();
+    const bad = { ...good, options: { timeout_ms: 0 } };
+    expect(() => buildCatalog([good, bad], registryWith(strict))).toThrow(/^providers\[1\] \(p\): invalid options\.timeout_ms:/);
+  });
+
+  test("an empty provider list is an empty catalog", () => {
+    expect(buildCatalog([], new Registry()).list()).toEqual([]);
+  });
+});
