@@ -1,5 +1,6 @@
 /** Built-in provider adapters (static barrel so `bun build --compile` bundles them; nothing scans directories). */
 import openai from "./openai/index.ts";
+import openaiResponses from "./openai-responses/index.ts";
 import simulator from "./simulator/index.ts";
 
-export const builtinProviders = [openai, simulator] as const;
+export const builtinProviders = [openai, openaiResponses, simulator] as const;

@@ -1,0 +1,65 @@
+/** Responses `tools` and `tool_choice` → canonical tools and tool choice (spec "Responses request", Tools). */
+import type { Static } from "@sinclair/typebox";
+import { errors } from "../../errors.ts";
+import type { Tool, ToolChoice } from "../../model/request.ts";
+import { warn, type Warning } from "../../model/warnings.ts";
+import type { FunctionToolSchema, ResponsesRequest, ServerToolSchema } from "./schema.ts";
+
+type FunctionTool = Static<typeof FunctionToolSchema>;
+type ServerTool = Static<typeof ServerToolSchema>;
+
+/** The server tool that reveals deferred tools (reference b4). */
+export const TOOL_SEARCH = "service:tool_search";
+
+/** Decodes `tools`; hosted tool kinds of other services are dropped with a warning (the gateway cannot run them). */
+export function decodeTools(tools: ResponsesRequest["tools"], warnings: Warning[]): Tool[] {
+  const out: Tool[] = [];
+  (tools ?? []).forEach((tool, index) => {
+    if (tool.type === "function") out.push(functionTool(tool as FunctionTool));
+    else if (tool.type.startsWith("service:")) {
+      const server = tool as ServerTool;
+      out.push(server.parameters ? { kind: "server", type: server.type, parameters: server.parameters } : { kind: "server", type: server.type });
+    } else warn(warnings, "unsupported_tool", `tools[${index}]`, `tool type ${tool.type} is not supported and was dropped`);
+  });
+  checkDeferred(out);
+  return out;
+}
+
+function functionTool(tool: FunctionTool): Tool {
+  const out: Tool = { kind: "function", name: tool.name };
+  if (typeof tool.description === "string") out.description = tool.description;
+  if (tool.parameters) out.parameters = tool.parameters;
+  if (typeof tool.strict === "boolean") out.strict = tool.strict;
+  if (tool.async !== undefined) out.async = tool.async;
+  if (tool.defer_loading !== undefined) out.deferLoading = tool.defer_loading;
+  if (tool.cache_control) {
+    out.cache = tool.cache_control.ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl: tool.cache_control.ttl };
+  }
+  return out;
+}
+
+/** Spec "Tools" `defer_loading`: needs the tool-search server tool and at least one tool loaded up front. */
+function checkDeferred(tools: Tool[]): void {
+  const deferred = tools.some((tool) => tool.kind === "function" && tool.deferLoading === true);
+  if (!deferred) return;
+  if (!tools.some((tool) => tool.kind === "server" && tool.type === TOOL_SEARCH)) {
+    throw errors.invalid(`tools: defer_loading requires the ${TOOL_SEARCH} server tool`);
+  }
+  const loaded = tools.some(
+    (tool) => (tool.kind === "function" && tool.deferLoading !== true) || (tool.kind === "server" && tool.type !== TOOL_SEARCH),
+  );
+  if (!loaded) throw errors.invalid("tools: defer_loading requires at least one tool that is not deferred");
+}
+
+/** Decodes `tool_choice`; forms the canonical model cannot state exactly are approximated with a warning. */
+export function decodeToolChoice(choice: ResponsesRequest["tool_choice"], warnings: Warning[]): ToolChoice | undefined {
+  if (choice === undefined) return undefined;
+  if (typeof choice === "string") return { type: choice };
+  if (choice.type === "function" && "name" in choice && typeof choice.name === "string") return { type: "tool", name: choice.name };
+  if (choice.type === "allowed_tools" && "mode" in choice) {
+    warn(warnings, "approximated", "tool_choice", "allowed_tools is treated as its mode over all tools");
+    return { type: choice.mode === "required" ? "required" : "auto" };
+  }
+  warn(warnings, "approximated", "tool_choice", `tool_choice of type ${choice.type} is treated as auto`);
+  return { type: "auto" };
+}

@@ -1,0 +1,114 @@
+/**
+ * Canonical output parts → Responses output items (spec "Responses result"; reference b4): message items holding
+ * `output_text` / `refusal` content, reasoning items and function_call items. Shared by the result encoder and the
+ * stream encoder so a streamed `response.completed` and a non-streamed result are built by the same code.
+ */
+import type { Part, ReasoningPart, ToolCallPart } from "../../model/parts.ts";
+
+/** A Responses output item as sent on the wire. */
+export type OutputItem = Record<string, unknown>;
+
+/** Output item status values the encoders use. */
+export type ItemStatus = "completed" | "incomplete" | "in_progress";
+
+/** Marker inside ids the gateway made up (no upstream id existed), so they are never passed upstream as real ids. */
+const GATEWAY_ID_MARKER = "_gw_";
+
+/**
+ * Deterministic item ids: the same generation and output index always give the same id, so the streamed events and
+ * the final object agree without sharing state. Upstream item ids win where the canonical part kept one.
+ */
+export const itemIds = {
+  message: (generationId: string, outputIndex: number) => `msg${GATEWAY_ID_MARKER}${generationId}_${outputIndex}`,
+  reasoning: (generationId: string, outputIndex: number, upstreamId?: string) => upstreamId ?? `rs${GATEWAY_ID_MARKER}${generationId}_${outputIndex}`,
+  functionCall: (generationId: string, outputIndex: number, upstreamId?: string) => upstreamId ?? `fc${GATEWAY_ID_MARKER}${generationId}_${outputIndex}`,
+};
+
+/** True for an item id `itemIds` made up; a client echoing it back must not make it look like an upstream id. */
+export function isGatewayItemId(id: string): boolean {
+  return /^(?:msg|rs|fc)_gw_/.test(id);
+}
+
+/** `output_text` content; `annotations` is always an array, `logprobs` only when known. */
+export function outputText(text: string, annotations: unknown[] | undefined, logprobs?: unknown[]): Record<string, unknown> {
+  const content: Record<string, unknown> = { type: "output_text", text, annotations: annotations ?? [] };
+  if (logprobs !== undefined) content.logprobs = logprobs;
+  return content;
+}
+
+/** `refusal` content. */
+export function refusalContent(text: string): Record<string, unknown> {
+  return { type: "refusal", refusal: text };
+}
+
+/** Assistant message item. */
+export function messageItem(id: string, content: Array<Record<string, unknown>>, status: ItemStatus): OutputItem {
+  return { id, type: "message", role: "assistant", status, content };
+}
+
+/** Reasoning item: summaries as `summary_text`, raw text as `reasoning_text`, opaque state carried for round trips. */
+export function reasoningItem(id: string, part: ReasoningPart): OutputItem {
+  const item: OutputItem = {
+    id,
+    type: "reasoning",
+    summary: (part.summary ?? []).map((text) => ({ type: "summary_text", text })),
+  };
+  if (part.text !== "") item.content = [{ type: "reasoning_text", text: part.text }];
+  if (part.encrypted !== undefined) item.encrypted_content = part.encrypted;
+  if (part.signature !== undefined) item.signature = part.signature;
+  if (part.format !== undefined) item.format = part.format;
+  return item;
+}
+
+/** function_call item: `call_id` is what the client echoes back with its `function_call_output`. */
+export function functionCallItem(id: string, part: ToolCallPart, status: ItemStatus): OutputItem {
+  return { id, type: "function_call", call_id: part.id, name: part.name, arguments: part.arguments, status };
+}
+
+/** How `outputItems` names and marks the items it builds. */
+export interface OutputOptions {
+  generationId: string;
+  /** Status of message items: `incomplete` when the response stopped early. */
+  messageStatus: ItemStatus;
+  /** Response-level logprobs, attached to the first `output_text`. */
+  logprobs?: unknown[];
+}
+
+/**
+ * Groups parts into items in order: consecutive text / refusal parts share one message item (one content entry
+ * each), every reasoning part and tool call is its own item. Input-only parts (images, files, tool results) have
+ * no output item and are skipped.
+ */
+export function outputItems(parts: Part[], options: OutputOptions): OutputItem[] {
+  const items: OutputItem[] = [];
+  let message: Array<Record<string, unknown>> | undefined;
+  let logprobs = options.logprobs;
+  for (const part of parts) {
+    switch (part.type) {
+      case "text":
+      case "refusal": {
+        if (!message) {
+          message = [];
+          items.push(messageItem(itemIds.message(options.generationId, items.length), message, options.messageStatus));
+        }
+        if (part.type === "refusal") message.push(refusalContent(part.text));
+        else {
+          message.push(outputText(part.text, part.annotations, logprobs));
+          logprobs = undefined;
+        }
+        break;
+      }
+      case "reasoning":
+        message = undefined;
+        items.push(reasoningItem(itemIds.reasoning(options.generationId, items.length, part.id), part));
+        break;
+      case "tool-call":
+        message = undefined;
+        items.push(functionCallItem(itemIds.functionCall(options.generationId, items.length, part.itemId), part, "completed"));
+        break;
+      default:
+        break;
+    }
+  }
+  return items;
+}

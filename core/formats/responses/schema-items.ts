@@ -1,0 +1,175 @@
+/**
+ * TypeBox schemas of Responses `input` items and their content parts (spec "Responses request", input items).
+ * Item objects stay open (extra keys allowed) because clients echo back whole output items of earlier results,
+ * which carry fields newer than this schema (`phase`, `namespace`, …); decode keeps what the canonical model holds.
+ */
+import { Type, type Static, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
+
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+
+/** A union of string literals whose static type stays the literal union (so decode needs no casts). */
+export function StringEnum<const T extends readonly [string, ...string[]]>(values: T): TUnion<Literals<T>> {
+  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Literals<T>>;
+}
+
+/** `T | null`, the way OpenAI's API marks most optional fields. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const open = { additionalProperties: true } as const;
+
+/** Cache breakpoint (spec `cache_control`): top level, or on a content block / tool. */
+export const CacheControlSchema = Type.Object({ type: Type.Literal("ephemeral"), ttl: Type.Optional(Type.String()) });
+
+/** Image detail levels. */
+export const DetailSchema = StringEnum(["auto", "low", "high"]);
+
+/** `{type: input_text, text}`. */
+export const InputTextSchema = Type.Object(
+  { type: Type.Literal("input_text"), text: Type.String(), cache_control: Type.Optional(CacheControlSchema) },
+  open,
+);
+
+/** `{type: input_image, image_url | file_id, detail}`; decode requires one of the two sources. */
+export const InputImageSchema = Type.Object(
+  {
+    type: Type.Literal("input_image"),
+    image_url: Type.Optional(Nullable(Type.String())),
+    file_id: Type.Optional(Nullable(Type.String())),
+    detail: Type.Optional(DetailSchema),
+    cache_control: Type.Optional(CacheControlSchema),
+  },
+  open,
+);
+
+/** `{type: input_file, file_data | file_url | file_id, filename}`; decode requires one source. */
+export const InputFileSchema = Type.Object(
+  {
+    type: Type.Literal("input_file"),
+    file_data: Type.Optional(Type.String()),
+    file_url: Type.Optional(Type.String()),
+    file_id: Type.Optional(Nullable(Type.String())),
+    filename: Type.Optional(Type.String()),
+    cache_control: Type.Optional(CacheControlSchema),
+  },
+  open,
+);
+
+/** `{type: output_text, text, annotations}`: assistant text echoed back from an earlier result. */
+export const OutputTextSchema = Type.Object(
+  {
+    type: Type.Literal("output_text"),
+    text: Type.String(),
+    annotations: Type.Optional(Type.Array(Type.Unknown())),
+    logprobs: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  open,
+);
+
+/** `{type: refusal, refusal}`: an assistant refusal echoed back. */
+export const RefusalSchema = Type.Object({ type: Type.Literal("refusal"), refusal: Type.String() }, open);
+
+/** Any content part a message item may hold. */
+export const MessageContentSchema = Type.Union([
+  InputTextSchema,
+  InputImageSchema,
+  InputFileSchema,
+  OutputTextSchema,
+  RefusalSchema,
+]);
+
+/**
+ * A message item: the "easy" form (`role`, `content` string or parts, `type` optional) and the output-message form
+ * (`id`, `status`, `type: message`, assistant `output_text` / `refusal` content) share one shape.
+ */
+export const MessageItemSchema = Type.Object(
+  {
+    type: Type.Optional(Type.Literal("message")),
+    role: StringEnum(["user", "assistant", "system", "developer"]),
+    content: Type.Union([Type.String(), Type.Array(MessageContentSchema)]),
+    id: Type.Optional(Nullable(Type.String())),
+    status: Type.Optional(Nullable(Type.String())),
+  },
+  open,
+);
+
+/** A function call the model made in an earlier turn. */
+export const FunctionCallItemSchema = Type.Object(
+  {
+    type: Type.Literal("function_call"),
+    call_id: Type.String({ minLength: 1 }),
+    name: Type.String({ minLength: 1 }),
+    arguments: Type.String(),
+    id: Type.Optional(Nullable(Type.String())),
+    status: Type.Optional(Nullable(Type.String())),
+  },
+  open,
+);
+
+/** The client's result for a function call, keyed by the original `call_id`. */
+export const FunctionCallOutputItemSchema = Type.Object(
+  {
+    type: Type.Literal("function_call_output"),
+    call_id: Type.String({ minLength: 1 }),
+    output: Type.Union([Type.String(), Type.Array(Type.Union([InputTextSchema, InputImageSchema, InputFileSchema]))]),
+    id: Type.Optional(Nullable(Type.String())),
+    status: Type.Optional(Nullable(Type.String())),
+  },
+  open,
+);
+
+/** A reasoning item carried back (text, summary, signature, encrypted content). */
+export const ReasoningItemSchema = Type.Object(
+  {
+    type: Type.Literal("reasoning"),
+    id: Type.Optional(Nullable(Type.String())),
+    summary: Type.Optional(Type.Array(Type.Object({ type: Type.Literal("summary_text"), text: Type.String() }, open))),
+    content: Type.Optional(
+      Nullable(Type.Array(Type.Object({ type: Type.Literal("reasoning_text"), text: Type.String() }, open))),
+    ),
+    encrypted_content: Type.Optional(Nullable(Type.String())),
+    signature: Type.Optional(Nullable(Type.String())),
+    format: Type.Optional(Nullable(Type.String())),
+    status: Type.Optional(Nullable(Type.String())),
+  },
+  open,
+);
+
+/** Item types the decoder translates; other item types (server-tool calls …) are accepted and warned about. */
+export const KNOWN_ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning"] as const;
+
+/**
+ * Any other item (`web_search_call`, `service:*` tool items, …). The pattern excludes the known types so a malformed
+ * known item is rejected by its own schema instead of slipping through here.
+ */
+export const OtherItemSchema = Type.Object(
+  { type: Type.String({ pattern: `^(?!(?:${KNOWN_ITEM_TYPES.join("|")})$).+$` }) },
+  open,
+);
+
+/** One entry of `input`. */
+export const InputItemSchema = Type.Union([
+  MessageItemSchema,
+  FunctionCallItemSchema,
+  FunctionCallOutputItemSchema,
+  ReasoningItemSchema,
+  OtherItemSchema,
+]);
+
+/** A schema-valid `input_text` part. */
+export type InputText = Static<typeof InputTextSchema>;
+/** A schema-valid `input_image` part. */
+export type InputImage = Static<typeof InputImageSchema>;
+/** A schema-valid `input_file` part. */
+export type InputFile = Static<typeof InputFileSchema>;
+/** Any schema-valid message content part. */
+export type MessageContent = Static<typeof MessageContentSchema>;
+/** A schema-valid message item (easy or output form). */
+export type MessageItem = Static<typeof MessageItemSchema>;
+/** A schema-valid `function_call` item. */
+export type FunctionCallItem = Static<typeof FunctionCallItemSchema>;
+/** A schema-valid `function_call_output` item. */
+export type FunctionCallOutputItem = Static<typeof FunctionCallOutputItemSchema>;
+/** A schema-valid `reasoning` item. */
+export type ReasoningItem = Static<typeof ReasoningItemSchema>;
+/** Any schema-valid `input` entry. */
+export type InputItem = Static<typeof InputItemSchema>;

@@ -1,0 +1,202 @@
+/**
+ * TypeBox schema of the Responses request body (spec "Responses request", "Limits"; reference b1–b5).
+ * Limits and enums live here so the edge rejects them with a 400 before decode runs; the semantic rules the schema
+ * cannot state well (`previous_response_id`, `store`, deferred tools) are enforced by decode with clear messages.
+ * Unknown top-level fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode warns about them.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { CacheControlSchema, InputItemSchema, Nullable, StringEnum } from "./schema-items.ts";
+
+/** Spec "Limits": `max_tool_calls` default and maximum. */
+export const MAX_TOOL_CALLS = 30;
+/** Spec "Limits": metadata pairs, key and value lengths. */
+export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as const;
+/** Spec "Limits": `session_id` and `user` lengths. */
+export const IDENTIFIER_MAX_LENGTH = 256;
+
+/** Metadata key rule: at most 64 characters and no brackets. */
+const METADATA_KEY_PATTERN = `^[^\\[\\]]{0,${METADATA_LIMITS.keyLength}}$`;
+
+/** Reasoning effort values (reference b3). */
+export const REASONING_EFFORTS = ["max", "xhigh", "high", "medium", "low", "minimal", "none"] as const;
+/** Text verbosity values (reference b3). */
+export const VERBOSITIES = ["low", "medium", "high", "xhigh", "max"] as const;
+/** `service_tier` values (spec); `fast` is an alias of `priority`. */
+export const SERVICE_TIERS = ["auto", "default", "fast", "flex", "priority", "scale", "ultrafast"] as const;
+/** `include` values (spec). */
+export const INCLUDABLES = [
+  "file_search_call.results",
+  "message.input_image.image_url",
+  "computer_call_output.output.image_url",
+  "reasoning.encrypted_content",
+  "code_interpreter_call.outputs",
+] as const;
+
+const open = { additionalProperties: true } as const;
+const opt = Type.Optional;
+
+/** Function tool (spec "Tools"): client-run, optionally `async` or `defer_loading`. */
+export const FunctionToolSchema = Type.Object(
+  {
+    type: Type.Literal("function"),
+    name: Type.String({ minLength: 1 }),
+    description: opt(Nullable(Type.String())),
+    parameters: opt(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    strict: opt(Nullable(Type.Boolean())),
+    async: opt(Type.Boolean()),
+    defer_loading: opt(Type.Boolean()),
+    cache_control: opt(CacheControlSchema),
+  },
+  open,
+);
+
+/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4). */
+export const ServerToolSchema = Type.Object(
+  { type: Type.String({ pattern: "^service:.+" }), parameters: opt(Type.Record(Type.String(), Type.Unknown())) },
+  open,
+);
+
+/** Hosted tool kinds of other services (`web_search_preview`, …): accepted, then warned about and dropped. */
+export const OtherToolSchema = Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!service:).+$" }) }, open);
+
+/** `tool_choice`: a mode string, a named function, `allowed_tools`, or a hosted tool type. */
+export const ToolChoiceSchema = Type.Union([
+  StringEnum(["none", "auto", "required"]),
+  Type.Object({ type: Type.Literal("function"), name: Type.String({ minLength: 1 }) }, open),
+  Type.Object(
+    {
+      type: Type.Literal("allowed_tools"),
+      mode: StringEnum(["auto", "required"]),
+      tools: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    },
+    open,
+  ),
+  Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!allowed_tools$).+$" }) }, open),
+]);
+
+/** `text.format`: text, json_object or json_schema. */
+export const TextFormatSchema = Type.Union([
+  Type.Object({ type: Type.Literal("text") }, open),
+  Type.Object({ type: Type.Literal("json_object") }, open),
+  Type.Object(
+    {
+      type: Type.Literal("json_schema"),
+      name: Type.String({ minLength: 1 }),
+      schema: Type.Record(Type.String(), Type.Unknown()),
+      description: opt(Type.String()),
+      strict: opt(Nullable(Type.Boolean())),
+    },
+    open,
+  ),
+]);
+
+/** `reasoning` config (reference b3). */
+export const ReasoningConfigSchema = Type.Object(
+  {
+    effort: opt(Nullable(StringEnum(REASONING_EFFORTS))),
+    summary: opt(Nullable(StringEnum(["auto", "concise", "detailed"]))),
+    enabled: opt(Nullable(Type.Boolean())),
+    max_tokens: opt(Nullable(Type.Integer({ minimum: 0 }))),
+    mode: opt(Nullable(StringEnum(["standard", "pro"]))),
+    context: opt(Nullable(StringEnum(["auto", "all_turns", "current_turn"]))),
+  },
+  open,
+);
+
+/** The five `stop_server_tools_when` conditions (reference b1). */
+export const StopConditionSchema = Type.Union([
+  Type.Object({ type: Type.Literal("step_count_is"), step_count: Type.Integer({ minimum: 1 }) }),
+  Type.Object({ type: Type.Literal("max_cost"), max_cost_in_dollars: Type.Number({ minimum: 0 }) }),
+  Type.Object({ type: Type.Literal("max_tokens_used"), max_tokens: Type.Integer({ minimum: 1 }) }),
+  Type.Object({ type: Type.Literal("has_tool_call"), tool_name: Type.String({ minLength: 1 }) }),
+  Type.Object({ type: Type.Literal("finish_reason_is"), reason: Type.String({ minLength: 1 }) }),
+]);
+
+/** `metadata` (spec "Limits"): ≤16 pairs, keys ≤64 chars without brackets, string values ≤512 chars. */
+export const MetadataSchema = Type.Record(
+  Type.String({ pattern: METADATA_KEY_PATTERN }),
+  Type.String({ maxLength: METADATA_LIMITS.valueLength }),
+  { maxProperties: METADATA_LIMITS.pairs, additionalProperties: false },
+);
+
+/** A plugin entry, discriminated by `id`; plugin options are validated by the plugin itself (its optionsSchema). */
+export const PluginSchema = Type.Object({ id: Type.String({ minLength: 1 }), enabled: opt(Type.Boolean()) }, open);
+
+/** The request body of `POST /responses` (spec "Responses request"). */
+export const ResponsesRequestSchema = Type.Object(
+  {
+    model: opt(Type.String()),
+    models: opt(Type.Array(Type.String())),
+    input: opt(Type.Union([Type.String(), Type.Array(InputItemSchema)])),
+    instructions: opt(Nullable(Type.String())),
+    background: opt(Nullable(Type.Boolean())),
+    stream: opt(Nullable(Type.Boolean())),
+    store: opt(Nullable(Type.Literal(false, { description: "Only false is accepted: responses are not stored." }))),
+    previous_response_id: opt(Type.Unknown({ description: "Not supported; a non-null value is rejected with 400." })),
+    max_output_tokens: opt(Nullable(Type.Integer({ minimum: 1 }))),
+    max_tool_calls: opt(Nullable(Type.Integer({ minimum: 0, maximum: MAX_TOOL_CALLS }))),
+    stop_server_tools_when: opt(Type.Array(StopConditionSchema, { minItems: 1 })),
+    temperature: opt(Nullable(Type.Number())),
+    top_p: opt(Nullable(Type.Number())),
+    frequency_penalty: opt(Nullable(Type.Number())),
+    presence_penalty: opt(Nullable(Type.Number())),
+    top_k: opt(Type.Integer()),
+    top_logprobs: opt(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+    parallel_tool_calls: opt(Nullable(Type.Boolean())),
+    tool_choice: opt(ToolChoiceSchema),
+    tools: opt(Type.Array(Type.Union([FunctionToolSchema, ServerToolSchema, OtherToolSchema]))),
+    include: opt(Nullable(Type.Array(StringEnum(INCLUDABLES)))),
+    modalities: opt(Type.Array(StringEnum(["text", "image"]))),
+    image_config: opt(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Array(Type.Unknown())]))),
+    metadata: opt(Nullable(MetadataSchema)),
+    plugins: opt(Type.Array(PluginSchema)),
+    prompt: opt(
+      Nullable(
+        Type.Object(
+          {
+            id: Type.String({ minLength: 1 }),
+            variables: opt(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+            version: opt(Nullable(Type.String())),
+          },
+          open,
+        ),
+      ),
+    ),
+    prompt_cache_key: opt(Nullable(Type.String())),
+    prompt_cache_options: opt(Type.Object({ mode: Type.Literal("explicit"), ttl: opt(Type.String()) }, open)),
+    cache_control: opt(CacheControlSchema),
+    provider: opt(Nullable(Type.Object({ allow_fallbacks: opt(Nullable(Type.Boolean())) }, open))),
+    reasoning: opt(Nullable(ReasoningConfigSchema)),
+    route: opt(Nullable(StringEnum(["fallback", "sort"]))),
+    safety_identifier: opt(Nullable(Type.String())),
+    service_tier: opt(Nullable(StringEnum(SERVICE_TIERS))),
+    session_id: opt(Type.String({ maxLength: IDENTIFIER_MAX_LENGTH })),
+    text: opt(
+      Nullable(
+        Type.Object({ format: opt(TextFormatSchema), verbosity: opt(Nullable(StringEnum(VERBOSITIES))) }, open),
+      ),
+    ),
+    debug: opt(Type.Object({ echo_upstream_body: opt(Type.Boolean()) }, open)),
+    trace: opt(
+      Type.Object(
+        {
+          trace_id: opt(Type.String()),
+          trace_name: opt(Type.String()),
+          span_name: opt(Type.String()),
+          generation_name: opt(Type.String()),
+          parent_span_id: opt(Type.String()),
+        },
+        open,
+      ),
+    ),
+    truncation: opt(Nullable(Type.Literal("auto"))),
+    user: opt(Type.String({ maxLength: IDENTIFIER_MAX_LENGTH })),
+  },
+  { additionalProperties: true },
+);
+
+/** A schema-valid Responses request body. */
+export type ResponsesRequest = Static<typeof ResponsesRequestSchema>;
+
+/** Top-level fields decode understands; anything else becomes an `unknown_field` warning. */
+export const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(ResponsesRequestSchema.properties));

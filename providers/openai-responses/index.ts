@@ -1,0 +1,65 @@
+/**
+ * The `openai-responses` provider adapter: upstreams that speak OpenAI's Responses API natively (OpenAI itself,
+ * Azure-style deployments, gateways of our kind). High fidelity: reasoning items with encrypted content, function
+ * call item ids, structured output and verbosity travel as they are. Split like Portkey: `request.ts`,
+ * `response.ts`, `stream.ts`.
+ */
+import { Type } from "@sinclair/typebox";
+import type { EventStream } from "../../core/model/events.ts";
+import type { CanonicalResponse } from "../../core/model/response.ts";
+import { defineProvider } from "../../core/registry/define.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { postJson, readJson } from "../shared/http.ts";
+import { parseSse } from "../shared/sse.ts";
+import { toResponsesBody } from "./request.ts";
+import { fromResponsesResult } from "./response.ts";
+import { responsesStreamToEvents } from "./stream.ts";
+import type { WireResponse } from "./wire.ts";
+
+/** `${baseUrl}/responses`, tolerating a trailing slash in the configured base URL. */
+export function responsesUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/responses`;
+}
+
+/** Target headers last, so an operator can override anything (e.g. `api-key` auth for Azure-style servers). */
+function headersFor(call: ProviderCall): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (call.target.apiKey) headers.authorization = `Bearer ${call.target.apiKey}`;
+  return { ...headers, ...call.target.headers };
+}
+
+/** Sends the request; a non-2xx reply is thrown as a mapped GatewayError before anything is returned. */
+async function send(call: ProviderCall, stream: boolean): Promise<Response> {
+  const body = toResponsesBody(call.request, call.target, stream);
+  call.onUpstreamBody?.(body);
+  return postJson(call, responsesUrl(call.target.baseUrl), body, headersFor(call));
+}
+
+async function generate(call: ProviderCall): Promise<CanonicalResponse> {
+  const response = await send(call, false);
+  const body = await readJson(call, response);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
+  }
+  return fromResponsesResult(body as WireResponse, call);
+}
+
+async function stream(call: ProviderCall): Promise<EventStream> {
+  const response = await send(call, true);
+  if (response.body === null) {
+    throw call.helpers.error("provider_unavailable", "Upstream provider returned an empty stream", { status: 502, retryable: true });
+  }
+  return responsesStreamToEvents(parseSse(response.body), call);
+}
+
+/** The adapter takes no options; a typo in the config is rejected at start-up rather than ignored. */
+const optionsSchema = Type.Object({}, { additionalProperties: false });
+
+/** The adapter module (to be listed in `providers/index.ts`). */
+export default defineProvider({
+  id: "openai-responses",
+  description: "Upstreams that speak OpenAI's Responses API natively (POST /responses)",
+  optionsSchema,
+  generate,
+  stream,
+});

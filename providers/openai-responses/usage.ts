@@ -1,0 +1,63 @@
+/** Responses `usage`, finish and failure → canonical (shared by the result and the stream translation). */
+import { ERROR_TYPES, type ErrorType, type GatewayError } from "../../core/errors.ts";
+import type { Finish } from "../../core/model/response.ts";
+import { emptyUsage, type Usage } from "../../core/model/usage.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { mapUpstreamError } from "../shared/errors.ts";
+import type { WireError, WireResponse, WireUsage } from "./wire.ts";
+
+/** `input_tokens` already includes cached tokens (OpenAI semantics), so it is `input.total` as is. */
+export function mapUsage(usage: WireUsage): Usage {
+  const out = emptyUsage();
+  out.input.total = num(usage.input_tokens);
+  out.input.cacheRead = num(usage.input_tokens_details?.cached_tokens);
+  out.input.cacheWrite = num(usage.input_tokens_details?.cache_write_tokens);
+  out.output.total = num(usage.output_tokens);
+  out.output.reasoning = num(usage.output_tokens_details?.reasoning_tokens);
+  out.raw = usage;
+  return out;
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * Finish from a finished result: `incomplete` names its reason (`max_output_tokens` → length, `content_filter`);
+ * a result that asks for function calls ends with `tool_calls`; anything else stopped normally. `raw` keeps the
+ * upstream's own words.
+ */
+export function mapFinish(response: WireResponse, sawToolCall: boolean): Finish {
+  if (response.status === "incomplete") {
+    const reason = response.incomplete_details?.reason;
+    if (reason === "max_output_tokens") return { reason: "length", raw: reason };
+    if (reason === "content_filter") return { reason: "content_filter", raw: reason };
+    return { reason: "other", raw: reason ?? "incomplete" };
+  }
+  if (sawToolCall) return { reason: "tool_calls", raw: response.status ?? "completed" };
+  return { reason: "stop", raw: response.status ?? "completed" };
+}
+
+/** Failed-result `error.code` strings (reference b11) → the HTTP status the same failure would have had. */
+const CODE_STATUS: Record<string, number> = {
+  rate_limit_exceeded: 429,
+  server_error: 502,
+  vector_store_timeout: 504,
+};
+
+/**
+ * A failed result's `error` (or a stream `error` event) → GatewayError. A canonical `error_type` from a gateway of
+ * our kind wins; otherwise the code picks the status and the shared upstream-error table does the rest.
+ */
+export function mapFailure(error: WireError | null | undefined, declaredType: string | undefined, call: ProviderCall): GatewayError {
+  const message = error?.message ?? "Upstream provider failed";
+  const code = typeof error?.code === "string" ? error.code : undefined;
+  const canonical = declaredType ?? (typeof error?.metadata?.error_type === "string" ? error.metadata.error_type : undefined);
+  const metadata: Record<string, unknown> = { provider_code: code ?? canonical ?? "failed", provider_message: message };
+  if (canonical !== undefined && (ERROR_TYPES as readonly string[]).includes(canonical)) {
+    return call.helpers.error(canonical as ErrorType, message, { metadata });
+  }
+  if (code === "invalid_prompt") return call.helpers.error("invalid_prompt", message, { metadata });
+  const status = typeof error?.code === "number" && error.code >= 400 && error.code < 600 ? error.code : (code ? (CODE_STATUS[code] ?? 400) : 502);
+  return mapUpstreamError(status, { error: { message, code, type: error?.type } }, new Headers(), call.helpers.error);
+}
