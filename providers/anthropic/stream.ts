@@ -1,0 +1,206 @@
+/**
+ * Anthropic Messages SSE → canonical stream events (ARCHITECTURE §2, Portkey-style `stream` transform):
+ * `message_start` → start + usage; `content_block_*` → id-keyed part events (`input_json_delta` → tool-call-delta,
+ * `signature_delta` → the reasoning-end signature, `citations_delta` → text-end annotations); `message_delta` →
+ * usage; `message_stop` → finish; `error` → error. A stream cut before `message_stop` becomes an error, never a
+ * silent truncation.
+ */
+import { isGatewayError, type GatewayError } from "../../core/errors.ts";
+import { ANTHROPIC_REASONING_FORMAT } from "../../core/formats/messages/reasoning-token.ts";
+import type { StreamEvent } from "../../core/model/events.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { transportFailure } from "../shared/http.ts";
+import type { SseEvent } from "../shared/sse.ts";
+import { warnUnsupported } from "../shared/warnings.ts";
+import { mapAnthropicError } from "./errors.ts";
+import { mapStopReason, mapUsage, mergeUsage } from "./finish-usage.ts";
+import type { WireBlock, WireStreamEvent, WireUsage } from "./wire.ts";
+
+interface OpenBlock {
+  kind: "text" | "reasoning" | "tool" | "ignored";
+  id: string;
+  signature?: string;
+  citations: unknown[];
+}
+
+/** Per-stream translation state. */
+class AnthropicStreamState {
+  readonly blocks = new Map<number, OpenBlock>();
+  usage: WireUsage = {};
+  stopReason: string | null | undefined;
+  stopSequence: string | null | undefined;
+  started = false;
+
+  constructor(private readonly call: ProviderCall) {}
+
+  start(event: WireStreamEvent | undefined): StreamEvent {
+    this.started = true;
+    const message = event?.message;
+    return {
+      type: "start",
+      id: message?.id ?? "",
+      model: message?.model ?? this.call.target.upstreamModel,
+      provider: this.call.target.providerId,
+      created: Math.floor(this.call.helpers.now() / 1000),
+    };
+  }
+
+  *blockStart(index: number, block: WireBlock): Generator<StreamEvent> {
+    switch (block.type) {
+      case "text": {
+        const id = `text-${index}`;
+        this.blocks.set(index, { kind: "text", id, citations: [...(block.citations ?? [])] });
+        yield { type: "text-start", id };
+        if (block.text) yield { type: "text-delta", id, delta: block.text };
+        return;
+      }
+      case "thinking": {
+        const id = `reasoning-${index}`;
+        const open: OpenBlock = { kind: "reasoning", id, citations: [] };
+        if (block.signature) open.signature = block.signature;
+        this.blocks.set(index, open);
+        yield { type: "reasoning-start", id, format: ANTHROPIC_REASONING_FORMAT };
+        if (block.thinking) yield { type: "reasoning-delta", id, delta: block.thinking };
+        return;
+      }
+      case "redacted_thinking": {
+        // Arrives whole; nothing follows but its content_block_stop.
+        const id = `reasoning-${index}`;
+        this.blocks.set(index, { kind: "ignored", id, citations: [] });
+        yield { type: "reasoning-start", id, format: ANTHROPIC_REASONING_FORMAT };
+        yield { type: "reasoning-end", id, redacted: block.data ?? "" };
+        return;
+      }
+      case "tool_use": {
+        const id = block.id ?? `toolu_${index}`;
+        this.blocks.set(index, { kind: "tool", id, citations: [] });
+        yield { type: "tool-call-start", id, name: block.name ?? "" };
+        // Input normally streams as input_json_delta from `{}`; a non-empty start input is the whole input.
+        if (typeof block.input === "object" && block.input !== null && Object.keys(block.input).length > 0) {
+          yield { type: "tool-call-delta", id, delta: JSON.stringify(block.input) };
+        }
+        return;
+      }
+      default:
+        this.blocks.set(index, { kind: "ignored", id: "", citations: [] });
+        warnUnsupported(this.call.request.warnings, `content.${block.type}`, `Anthropic streamed a ${block.type} block, which the gateway cannot relay; it was dropped`);
+    }
+  }
+
+  *blockDelta(index: number, delta: NonNullable<WireStreamEvent["delta"]>): Generator<StreamEvent> {
+    const block = this.blocks.get(index);
+    if (block === undefined || block.kind === "ignored") return;
+    switch (delta.type) {
+      case "text_delta":
+        if (block.kind === "text" && delta.text) yield { type: "text-delta", id: block.id, delta: delta.text };
+        return;
+      case "citations_delta":
+        if (block.kind === "text" && delta.citation !== undefined) block.citations.push(delta.citation);
+        return;
+      case "thinking_delta":
+        if (block.kind === "reasoning" && delta.thinking) yield { type: "reasoning-delta", id: block.id, delta: delta.thinking };
+        return;
+      case "signature_delta":
+        if (block.kind === "reasoning" && delta.signature !== undefined) block.signature = delta.signature;
+        return;
+      case "input_json_delta":
+        if (block.kind === "tool" && delta.partial_json) yield { type: "tool-call-delta", id: block.id, delta: delta.partial_json };
+        return;
+    }
+  }
+
+  *blockStop(index: number): Generator<StreamEvent> {
+    const block = this.blocks.get(index);
+    this.blocks.delete(index);
+    if (block === undefined) return;
+    switch (block.kind) {
+      case "text":
+        yield block.citations.length > 0 ? { type: "text-end", id: block.id, annotations: block.citations } : { type: "text-end", id: block.id };
+        return;
+      case "reasoning":
+        yield block.signature ? { type: "reasoning-end", id: block.id, signature: block.signature } : { type: "reasoning-end", id: block.id };
+        return;
+      case "tool":
+        yield { type: "tool-call-end", id: block.id };
+        return;
+      case "ignored":
+        return;
+    }
+  }
+
+  usageEvent(update: WireUsage | undefined): StreamEvent | undefined {
+    if (update === undefined) return undefined;
+    this.usage = mergeUsage(this.usage, update);
+    return { type: "usage", usage: mapUsage(this.usage) };
+  }
+}
+
+/** Translates the parsed SSE of one Anthropic stream. A client abort is rethrown; other failures end in `error`. */
+export async function* anthropicStreamToEvents(sse: AsyncIterable<SseEvent>, call: ProviderCall): AsyncGenerator<StreamEvent, void, undefined> {
+  const state = new AnthropicStreamState(call);
+  try {
+    for await (const sseEvent of sse) {
+      const event = parseEvent(sseEvent.data);
+      if (event === undefined) {
+        if (!state.started) yield state.start(undefined);
+        yield { type: "error", error: broken(call, "Upstream stream sent malformed data") };
+        return;
+      }
+      if (event.type === "ping") continue;
+      if (!state.started) yield state.start(event);
+      switch (event.type) {
+        case "message_start": {
+          const usage = state.usageEvent(event.message?.usage);
+          if (usage) yield usage;
+          break;
+        }
+        case "content_block_start":
+          if (event.content_block) yield* state.blockStart(event.index ?? 0, event.content_block);
+          break;
+        case "content_block_delta":
+          if (event.delta) yield* state.blockDelta(event.index ?? 0, event.delta);
+          break;
+        case "content_block_stop":
+          yield* state.blockStop(event.index ?? 0);
+          break;
+        case "message_delta": {
+          if (event.delta?.stop_reason !== undefined) state.stopReason = event.delta.stop_reason;
+          if (event.delta?.stop_sequence !== undefined) state.stopSequence = event.delta.stop_sequence;
+          const usage = state.usageEvent(event.usage);
+          if (usage) yield usage;
+          break;
+        }
+        case "message_stop":
+          yield { type: "finish", finish: mapStopReason(state.stopReason, state.stopSequence) };
+          return;
+        case "error":
+          yield { type: "error", error: mapAnthropicError(200, event, new Headers(), call.helpers.error) };
+          return;
+        default:
+          // Unknown event kinds are newer API additions; skipping them keeps the stream usable.
+          break;
+      }
+    }
+  } catch (thrown) {
+    const failure = transportFailure(call, thrown, "stream");
+    if (!isGatewayError(failure)) throw failure;
+    if (!state.started) yield state.start(undefined);
+    yield { type: "error", error: failure };
+    return;
+  }
+  if (!state.started) yield state.start(undefined);
+  yield { type: "error", error: broken(call, "Upstream stream ended before message_stop") };
+}
+
+function parseEvent(data: string): WireStreamEvent | undefined {
+  try {
+    const value: unknown = JSON.parse(data);
+    return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string" ? (value as WireStreamEvent) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function broken(call: ProviderCall, message: string): GatewayError {
+  return call.helpers.error("provider_unavailable", message, { status: 502, retryable: true, metadata: { provider_code: "stream_interrupted" } });
+}

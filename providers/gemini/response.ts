@@ -1,0 +1,20 @@
+/** Gemini `generateContent` reply → canonical response: the stream translator run over one chunk, then folded. */
+import { ResponseBuilder } from "../../core/model/collect.ts";
+import type { CanonicalResponse } from "../../core/model/response.ts";
+import type { ProviderCall } from "../../core/registry/provider.ts";
+import { mapGeminiError } from "./errors.ts";
+import { GeminiTranslator } from "./events.ts";
+import type { GeminiResponse } from "./wire.ts";
+
+/**
+ * Builds the canonical response; a 200 body carrying `error` is thrown as the mapped error. Dropped parts are
+ * reported on `request.warnings`, as on the stream path (the pipeline copies them into the response).
+ */
+export function fromGeminiResponse(body: GeminiResponse, call: ProviderCall): CanonicalResponse {
+  if (body.error !== undefined) throw mapGeminiError(200, body, new Headers(), call.helpers.error);
+  const translator = new GeminiTranslator(call, call.request.warnings);
+  const builder = new ResponseBuilder();
+  for (const event of translator.chunk(body)) builder.add(event);
+  for (const event of translator.end()) builder.add(event);
+  return builder.response;
+}
