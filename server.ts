@@ -4,13 +4,18 @@
  */
 import { createGateway, ensureFirstKeys } from "./core/bootstrap.ts";
 import { API_PREFIX } from "./core/app.ts";
+import { bufferedStdout, createLogger } from "./core/logger.ts";
 import { ConfigError, loadConfig } from "./core/config/load.ts";
 import { openStreamCount } from "./core/http/sse.ts";
 import { ModuleError } from "./core/registry/registry.ts";
 
 async function main(): Promise<void> {
   const config = await loadConfig();
-  const gateway = await createGateway(config);
+  // Logs are buffered (one write per ~4 KB, not per line) and flushed every second and at exit.
+  const destination = bufferedStdout();
+  const flusher = setInterval(() => destination.flushSync(), 1000);
+  flusher.unref();
+  const gateway = await createGateway(config, { logger: createLogger(config.logLevel, destination) });
   const firstKeys = await ensureFirstKeys(gateway);
   const server = Bun.serve({
     hostname: config.host,
@@ -22,6 +27,7 @@ async function main(): Promise<void> {
   });
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}${API_PREFIX}`;
   gateway.deps.logger.info({ url: base, providers: config.providers.map((p) => p.id) }, "gateway listening");
+  destination.flushSync();
   if (firstKeys) {
     // Printed once, on the first start against an empty database: only hashes are stored.
     process.stdout.write(
@@ -43,6 +49,8 @@ async function main(): Promise<void> {
     await Promise.race([drained, Bun.sleep(Math.max(0, deadline - Date.now()))]);
     await server.stop(true);
     await gateway.close();
+    clearInterval(flusher);
+    destination.flushSync();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -5,7 +5,6 @@ import { Kysely, sql, type Dialect } from "kysely";
 import type { Logger } from "pino";
 import { systemClock, type StoreClock } from "./clock.ts";
 import { migrateToLatest } from "./migrations.ts";
-import { createPostgresDialect } from "./postgres-dialect.ts";
 import type { StoreDatabase } from "./schema.ts";
 import { BunSqliteDialect } from "./sqlite-driver.ts";
 import { createStore } from "./store.ts";
@@ -51,6 +50,8 @@ export async function openStore(databaseUrl: string, opts: OpenStoreOptions = {}
     if (target.path !== ":memory:") mkdirSync(dirname(target.path), { recursive: true });
     dialect = new BunSqliteDialect({ path: target.path });
   } else {
+    // Loaded only when used: the pg driver costs memory and start-up time on the embedded SQLite default.
+    const { createPostgresDialect } = await import("./postgres-dialect.ts");
     dialect = createPostgresDialect(target.url, opts.logger);
   }
   const db = new Kysely<StoreDatabase>({ dialect });
