@@ -1,0 +1,57 @@
+/**
+ * The gateway as the bench runs it: the default pipeline (auth, routing, accounting, request logging at `info`) with
+ * a SQLite file database in a temp dir, the memory kv, and one `openai` adapter provider pointing at the standalone
+ * simulator server. Assembled exactly like server.ts (createGateway + Bun.serve with the configured timeouts); the
+ * only difference is that pino writes its request lines to a file instead of stdout.
+ */
+import pino from "pino";
+import { join } from "node:path";
+import { createGateway } from "../core/bootstrap.ts";
+import { buildConfig, validateConfigFile } from "../core/config/load.ts";
+import { createLogger } from "../core/logger.ts";
+import { announce, required } from "./child.ts";
+
+const dir = required("BENCH_DIR");
+const model = required("BENCH_MODEL");
+
+const file = validateConfigFile({
+  providers: [
+    {
+      id: "sim",
+      adapter: "openai",
+      base_url: required("BENCH_UPSTREAM"),
+      api_key: "bench-upstream-key",
+      models: [{ id: model, upstream_model: model, pricing: { prompt: 0.0000001, completion: 0.0000004 }, context_length: 32768 }],
+    },
+  ],
+});
+const config = buildConfig(
+  file,
+  {
+    HOST: "127.0.0.1",
+    PORT: "0",
+    DATABASE_URL: `sqlite://${join(dir, "gateway.db")}`,
+    GATEWAY_ADMIN_KEY: required("BENCH_ADMIN_KEY"),
+    LOG_LEVEL: "info",
+  },
+  dir,
+);
+const logger = createLogger(config.logLevel, pino.destination(join(dir, "gateway.log")));
+const gateway = await createGateway(config, { logger });
+const server = Bun.serve({
+  hostname: config.host,
+  port: config.port,
+  idleTimeout: config.idleTimeoutSeconds,
+  maxRequestBodySize: config.bodyLimitBytes + 1,
+  fetch: (request) => gateway.app.handle(request),
+});
+
+const stop = async () => {
+  await server.stop(true);
+  await gateway.close();
+  logger.flush();
+  process.exit(0);
+};
+process.on("SIGTERM", () => void stop());
+
+announce(server.port ?? 0, { log: join(dir, "gateway.log") });
