@@ -21,6 +21,8 @@ export interface Finish {
   raw?: string;
   /** The stop sequence that ended generation, when known. */
   stopSequence?: string | null;
+  /** Why the model refused, when the upstream says (Anthropic `stop_details`: policy category and explanation). */
+  refusal?: { category: string | null; explanation: string | null };
 }
 
 export interface ResponseError {

@@ -1,7 +1,7 @@
 /** Anthropic `stop_reason` and `usage` → canonical finish and usage (shared by the body and stream transforms). */
 import type { Finish, FinishReason } from "../../core/model/response.ts";
 import type { Usage } from "../../core/model/usage.ts";
-import type { WireUsage } from "./wire.ts";
+import type { WireStopDetails, WireUsage } from "./wire.ts";
 
 const REASONS: Record<string, FinishReason> = {
   end_turn: "stop",
@@ -14,11 +14,17 @@ const REASONS: Record<string, FinishReason> = {
   compaction: "other",
 };
 
-/** Unified reason with the exact upstream value kept in `raw`. */
-export function mapStopReason(stopReason: string | null | undefined, stopSequence: string | null | undefined): Finish {
+/** Unified reason with the exact upstream value kept in `raw`, and a refusal's category and explanation. */
+export function mapStopReason(stopReason: string | null | undefined, stopSequence: string | null | undefined, stopDetails?: WireStopDetails | null): Finish {
   if (stopReason === null || stopReason === undefined) return { reason: "other" };
   const finish: Finish = { reason: REASONS[stopReason] ?? "other", raw: stopReason };
   if (stopSequence) finish.stopSequence = stopSequence;
+  if (stopDetails?.type === "refusal") {
+    finish.refusal = {
+      category: typeof stopDetails.category === "string" ? stopDetails.category : null,
+      explanation: typeof stopDetails.explanation === "string" ? stopDetails.explanation : null,
+    };
+  }
   return finish;
 }
 

@@ -51,7 +51,7 @@ export function fromAnthropicMessage(body: WireMessage, call: ProviderCall): Can
     provider: call.target.providerId,
     created: Math.floor(call.helpers.now() / 1000),
     parts,
-    finish: mapStopReason(body.stop_reason, body.stop_sequence),
+    finish: mapStopReason(body.stop_reason, body.stop_sequence, body.stop_details),
     usage: body.usage ? mapUsage(body.usage) : emptyUsage(),
     warnings: [],
   };

@@ -14,7 +14,7 @@ import type { SseEvent } from "../shared/sse.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { mapStopReason, mapUsage, mergeUsage } from "./finish-usage.ts";
-import type { WireBlock, WireStreamEvent, WireUsage } from "./wire.ts";
+import type { WireBlock, WireStopDetails, WireStreamEvent, WireUsage } from "./wire.ts";
 
 interface OpenBlock {
   kind: "text" | "reasoning" | "tool" | "ignored";
@@ -29,6 +29,7 @@ class AnthropicStreamState {
   usage: WireUsage = {};
   stopReason: string | null | undefined;
   stopSequence: string | null | undefined;
+  stopDetails: WireStopDetails | null | undefined;
   started = false;
 
   constructor(private readonly call: ProviderCall) {}
@@ -36,13 +37,16 @@ class AnthropicStreamState {
   start(event: WireStreamEvent | undefined): StreamEvent {
     this.started = true;
     const message = event?.message;
-    return {
+    const start: Extract<StreamEvent, { type: "start" }> = {
       type: "start",
       id: message?.id ?? "",
       model: message?.model ?? this.call.target.upstreamModel,
       provider: this.call.target.providerId,
       created: Math.floor(this.call.helpers.now() / 1000),
     };
+    // As the non-streamed response does (response.ts): the tier Anthropic served the request on.
+    if (typeof message?.usage?.service_tier === "string") start.serviceTier = message.usage.service_tier;
+    return start;
   }
 
   *blockStart(index: number, block: WireBlock): Generator<StreamEvent> {
@@ -166,12 +170,13 @@ export async function* anthropicStreamToEvents(sse: AsyncIterable<SseEvent>, cal
         case "message_delta": {
           if (event.delta?.stop_reason !== undefined) state.stopReason = event.delta.stop_reason;
           if (event.delta?.stop_sequence !== undefined) state.stopSequence = event.delta.stop_sequence;
+          if (event.delta?.stop_details !== undefined) state.stopDetails = event.delta.stop_details;
           const usage = state.usageEvent(event.usage);
           if (usage) yield usage;
           break;
         }
         case "message_stop":
-          yield { type: "finish", finish: mapStopReason(state.stopReason, state.stopSequence) };
+          yield { type: "finish", finish: mapStopReason(state.stopReason, state.stopSequence, state.stopDetails) };
           return;
         case "error":
           yield { type: "error", error: mapAnthropicError(200, event, new Headers(), call.helpers.error) };

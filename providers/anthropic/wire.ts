@@ -86,8 +86,16 @@ export interface WireMessage {
   content?: WireBlock[];
   stop_reason?: string | null;
   stop_sequence?: string | null;
+  stop_details?: WireStopDetails | null;
   usage?: WireUsage;
   error?: { type?: string; message?: string };
+}
+
+/** `stop_details` of a refusal: the policy category (or null) and a human-readable explanation (or null). */
+export interface WireStopDetails {
+  type?: string;
+  category?: string | null;
+  explanation?: string | null;
 }
 
 /** One streamed event's data (`type` names the event). */
@@ -105,6 +113,7 @@ export interface WireStreamEvent {
     citation?: unknown;
     stop_reason?: string | null;
     stop_sequence?: string | null;
+    stop_details?: WireStopDetails | null;
   };
   usage?: WireUsage;
   error?: { type?: string; message?: string };

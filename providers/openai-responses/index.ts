@@ -10,6 +10,7 @@ import type { CanonicalResponse } from "../../core/model/response.ts";
 import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { postJson, readJson } from "../shared/http.ts";
+import { eventsFromResponse } from "../shared/replay.ts";
 import { parseSse } from "../shared/sse.ts";
 import { toResponsesBody } from "./request.ts";
 import { fromResponsesResult } from "./response.ts";
@@ -36,7 +37,10 @@ async function send(call: ProviderCall, stream: boolean): Promise<Response> {
 }
 
 async function generate(call: ProviderCall): Promise<CanonicalResponse> {
-  const response = await send(call, false);
+  return resultOf(call, await send(call, false));
+}
+
+async function resultOf(call: ProviderCall, response: Response): Promise<CanonicalResponse> {
   const body = await readJson(call, response);
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
@@ -48,6 +52,11 @@ async function stream(call: ProviderCall): Promise<EventStream> {
   const response = await send(call, true);
   if (response.body === null) {
     throw call.helpers.error("provider_unavailable", "Upstream provider returned an empty stream", { status: 502, retryable: true });
+  }
+  // Some servers ignore `stream: true` and answer with one JSON result: read it before returning, so a failed
+  // result still throws where routing can fall back, and replay a finished one as events.
+  if (response.headers.get("content-type")?.includes("application/json")) {
+    return eventsFromResponse(await resultOf(call, response));
   }
   return responsesStreamToEvents(parseSse(response.body), call);
 }

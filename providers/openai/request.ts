@@ -71,7 +71,12 @@ function applySampling(body: ChatRequestBody, request: CanonicalRequest): void {
   if (s.seed !== undefined) body.seed = s.seed;
   if (s.stop !== undefined && s.stop.length > 0) body.stop = s.stop;
   if (s.logprobs !== undefined) body.logprobs = s.logprobs;
-  if (s.topLogprobs !== undefined) body.top_logprobs = s.topLogprobs;
+  if (s.topLogprobs !== undefined) {
+    body.top_logprobs = s.topLogprobs;
+    // Chat completions rejects `top_logprobs` unless `logprobs` is true; formats without a `logprobs` switch
+    // (Responses) ask for logprobs through `top_logprobs` alone. An explicit `logprobs: false` is left as sent.
+    if (s.logprobs === undefined) body.logprobs = true;
+  }
   if (s.logitBias !== undefined) body.logit_bias = s.logitBias;
 }
 

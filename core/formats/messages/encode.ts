@@ -61,9 +61,9 @@ export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeCon
     content,
     stop_reason: reason,
     stop_sequence: stopSequenceOf(response.finish, reason),
-    stop_details: stopDetailsOf(reason, refusal),
+    stop_details: stopDetailsOf(reason, refusal, response.finish.refusal),
     container: null,
-    usage: usageOf(response.usage, response.cost),
+    usage: usageOf(response.usage, response.cost, response.serviceTier),
     provider: response.provider,
   };
   if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();

@@ -52,9 +52,13 @@ export function stopSequenceOf(finish: Finish, reason: StopReason | null): strin
   return reason === "stop_sequence" ? (finish.stopSequence ?? null) : null;
 }
 
-/** `stop_details`: a refusal object when the model refused (the category is unknown to the canonical model). */
-export function stopDetailsOf(reason: StopReason | null, explanation: string | undefined): Record<string, unknown> | null {
+/**
+ * `stop_details`: a refusal object when the model refused. The upstream's own category and explanation win (an
+ * Anthropic upstream names them); otherwise the category is unknown and the refusal text, if any, explains it.
+ */
+export function stopDetailsOf(reason: StopReason | null, explanation: string | undefined, upstream?: Finish["refusal"]): Record<string, unknown> | null {
   if (reason !== "refusal") return null;
+  if (upstream !== undefined) return { type: "refusal", category: upstream.category, explanation: upstream.explanation ?? (explanation || null) };
   return { type: "refusal", category: null, explanation: explanation || null };
 }
 
@@ -86,8 +90,16 @@ function serverToolUseOf(usage: Usage): Record<string, number> | null {
   return tools && Object.keys(tools).length > 0 ? { ...tools } : null;
 }
 
+/**
+ * Anthropic's `usage.service_tier` (`standard`, `priority`, `batch`) for the tier the upstream reported: Anthropic's
+ * own value passes through, OpenAI's `priority` is the same thing, every other tier (`default`, `flex`, …) is standard.
+ */
+export function serviceTierOf(upstreamTier: string | undefined): string {
+  return upstreamTier === "priority" || upstreamTier === "batch" ? upstreamTier : "standard";
+}
+
 /** The result `usage` object. */
-export function usageOf(usage: Usage, cost: Cost | undefined): Record<string, unknown> {
+export function usageOf(usage: Usage, cost: Cost | undefined, upstreamTier?: string): Record<string, unknown> {
   const out: Record<string, unknown> = {
     input_tokens: uncachedInputTokens(usage),
     cache_creation_input_tokens: usage.input.cacheWrite,
@@ -96,7 +108,7 @@ export function usageOf(usage: Usage, cost: Cost | undefined): Record<string, un
     output_tokens: usage.output.total,
     output_tokens_details: usage.output.reasoning > 0 ? { thinking_tokens: usage.output.reasoning } : null,
     server_tool_use: serverToolUseOf(usage),
-    service_tier: "standard",
+    service_tier: serviceTierOf(upstreamTier),
     inference_geo: null,
   };
   if (cost !== undefined) out.cost = cost.total;

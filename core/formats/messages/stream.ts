@@ -141,7 +141,7 @@ class MessagesStreamState {
     for (const id of [...this.blocks.keys()]) yield* this.close(id);
     const reason = stopReasonOf(this.finish);
     const data: Record<string, unknown> = {
-      delta: { stop_reason: reason, stop_sequence: stopSequenceOf(this.finish, reason), stop_details: stopDetailsOf(reason, this.refusal), container: null },
+      delta: { stop_reason: reason, stop_sequence: stopSequenceOf(this.finish, reason), stop_details: stopDetailsOf(reason, this.refusal, this.finish.refusal), container: null },
       usage: deltaUsageOf(this.usage, this.cost),
     };
     if (this.ctx.serviceMetadata) data.service_metadata = this.ctx.serviceMetadata();
@@ -162,7 +162,7 @@ class MessagesStreamState {
       stop_sequence: null,
       stop_details: null,
       container: null,
-      usage: usageOf(this.usage, undefined),
+      usage: usageOf(this.usage, undefined, start?.serviceTier),
     };
     if (start?.provider) message.provider = start.provider;
     return messagesFrame("message_start", { message });

@@ -13,10 +13,16 @@ import { outputItems } from "./output-items.ts";
 /** Result `service_tier` values (spec; `fast` is reported as `priority`). */
 const RESULT_TIERS: ReadonlySet<string> = new Set(["auto", "default", "flex", "priority", "scale", "ultrafast"]);
 
-/** `incomplete_details.reason` per unified finish reason; other reasons complete normally. */
+/**
+ * `incomplete_details.reason` per unified finish reason; other reasons complete normally. An upstream refusal stop
+ * (Anthropic `refusal`) is the model's safety stop, which Responses reports as a content filter (as chat does), and a
+ * full context window (Anthropic `model_context_window_exceeded`) cut the output short, as max_output_tokens does.
+ */
 const INCOMPLETE_REASONS: Partial<Record<FinishReason, string>> = {
   length: "max_output_tokens",
+  context_window: "max_output_tokens",
   content_filter: "content_filter",
+  refusal: "content_filter",
 };
 
 /** Failed-response `error.code` strings (reference b11) per canonical type; everything else is `server_error`. */

@@ -73,7 +73,8 @@ describe("anthropic stream", () => {
   test("events of a thinking + tool-use stream, with usage merged across message_start and message_delta", async () => {
     const out = await events(TOOL_STREAM);
     expect(out).toEqual([
-      { type: "start", id: "msg_01XFDUDYJgAACzvnptvVoYEL", model: "claude-sonnet-4-5-20250929", provider: "anthropic", created: 1_700_000_000 },
+      // The tier comes from message_start's usage, as the non-streamed response takes it from the body's usage.
+      { type: "start", id: "msg_01XFDUDYJgAACzvnptvVoYEL", model: "claude-sonnet-4-5-20250929", provider: "anthropic", created: 1_700_000_000, serviceTier: "standard" },
       expect.objectContaining({ type: "usage", usage: expect.objectContaining({ input: { total: 2272, cacheRead: 1800, cacheWrite: 0 }, output: { total: 2, reasoning: 0 } }) }),
       { type: "reasoning-start", id: "reasoning-0", format: "anthropic-claude-v1" },
       { type: "reasoning-delta", id: "reasoning-0", delta: "The user wants the weather" },
