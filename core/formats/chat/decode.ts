@@ -1,5 +1,5 @@
 /** Chat-completions body → canonical request (spec "Chat-completions request", "Limits"; ARCHITECTURE §3). */
-import { createHash } from "node:crypto";
+import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
 import { errors } from "../../errors.ts";
 import type { CanonicalRequest, ServiceTier } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
@@ -119,7 +119,4 @@ function withoutRawSafetyIdentifier(body: Record<string, unknown>): Record<strin
   return typeof raw === "string" ? { ...body, safety_identifier: hashSafetyIdentifier(raw) } : body;
 }
 
-/** SHA-256 hex of the safety identifier: the raw value never leaves the decoder (spec `safety_identifier`). */
-export function hashSafetyIdentifier(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("hex");
-}
+export { hashSafetyIdentifier };

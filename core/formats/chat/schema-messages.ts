@@ -3,13 +3,12 @@
  * role-discriminated `messages`). Objects stay open (extra keys allowed) because real clients echo back fields of
  * earlier results (`annotations`, `images`, `audio`…); decode warns about the ones it drops.
  */
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
+import { CacheControlSchema, Nullable } from "../shared/schema.ts";
 
-/** `T | null`, the way OpenAI's API marks most optional fields. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export { CacheControlSchema, Nullable };
 
-/** Cache breakpoint on a content block (spec "Responses request" `cache_control`). */
-export const CacheControlSchema = Type.Object({ type: Type.Literal("ephemeral"), ttl: Type.Optional(Type.String()) });
+
 
 /** `{type: text, text}` content part. */
 export const TextContentSchema = Type.Object({

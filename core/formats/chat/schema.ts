@@ -3,18 +3,13 @@
  * The numeric and size limits live here so the edge rejects them with a 400 before decode runs. Unknown top-level
  * fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode records them as warnings.
  */
-import { Type, type Static, type TLiteral, type TUnion } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
+import { REASONING_EFFORTS, StopConditionSchema, StringEnum } from "../shared/schema.ts";
+
+export { REASONING_EFFORTS, StopConditionSchema, StringEnum };
 import { CacheControlSchema, ChatMessageSchema, Nullable, TextContentSchema } from "./schema-messages.ts";
 
-type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
 
-/** A union of string literals whose static type stays the literal union (so decode needs no casts). */
-export function StringEnum<const T extends readonly [string, ...string[]]>(values: T): TUnion<Literals<T>> {
-  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Literals<T>>;
-}
-
-/** Reasoning effort values (spec `reasoning_effort`; reference b3). */
-export const REASONING_EFFORTS = ["max", "xhigh", "high", "medium", "low", "minimal", "none"] as const;
 
 /** Metadata key rule (spec "Limits"): at most 64 characters and no brackets. */
 export const METADATA_KEY_PATTERN = "^[^\\[\\]]{0,64}$";
@@ -68,14 +63,6 @@ export const ReasoningConfigSchema = Type.Object({
   context: Type.Optional(Nullable(StringEnum(["auto", "all_turns", "current_turn"]))),
 });
 
-/** The five `stop_server_tools_when` conditions (reference b1). */
-export const StopConditionSchema = Type.Union([
-  Type.Object({ type: Type.Literal("step_count_is"), step_count: Type.Integer({ minimum: 1 }) }),
-  Type.Object({ type: Type.Literal("max_cost"), max_cost_in_dollars: Type.Number({ minimum: 0 }) }),
-  Type.Object({ type: Type.Literal("max_tokens_used"), max_tokens: Type.Integer({ minimum: 1 }) }),
-  Type.Object({ type: Type.Literal("has_tool_call"), tool_name: Type.String({ minLength: 1 }) }),
-  Type.Object({ type: Type.Literal("finish_reason_is"), reason: Type.String({ minLength: 1 }) }),
-]);
 
 const int = () => Type.Optional(Nullable(Type.Integer()));
 

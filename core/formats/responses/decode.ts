@@ -3,7 +3,7 @@
  * rules the schema cannot state with a useful message, hashes `safety_identifier`, and records as warnings whatever
  * it accepted but cannot honour exactly.
  */
-import { createHash } from "node:crypto";
+import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
 import { errors } from "../../errors.ts";
 import type { TextPart } from "../../model/parts.ts";
 import type { CanonicalRequest, OutputFormat, ProviderPreferences, ReasoningSettings, SamplingSettings, ServiceTier } from "../../model/request.ts";
@@ -12,10 +12,7 @@ import { decodeInput } from "./decode-input.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 import { IDENTIFIER_MAX_LENGTH, KNOWN_FIELDS, type ResponsesRequest } from "./schema.ts";
 
-/** SHA-256 hex of a safety identifier: the raw value never leaves the decoder (spec `safety_identifier`). */
-export function hashSafetyIdentifier(raw: string): string {
-  return createHash("sha256").update(raw, "utf8").digest("hex");
-}
+export { hashSafetyIdentifier };
 
 /** Decodes a schema-valid body; throws GatewayError `invalid_request` (400) for the spec's semantic rules. */
 export function decodeResponses(raw: Record<string, unknown>, headers: Headers): CanonicalRequest {

@@ -3,22 +3,15 @@
  * Item objects stay open (extra keys allowed) because clients echo back whole output items of earlier results,
  * which carry fields newer than this schema (`phase`, `namespace`, …); decode keeps what the canonical model holds.
  */
-import { Type, type Static, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
+import { CacheControlSchema, Nullable, StringEnum } from "../shared/schema.ts";
 
-type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+export { CacheControlSchema, Nullable, StringEnum };
 
-/** A union of string literals whose static type stays the literal union (so decode needs no casts). */
-export function StringEnum<const T extends readonly [string, ...string[]]>(values: T): TUnion<Literals<T>> {
-  return Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<Literals<T>>;
-}
 
-/** `T | null`, the way OpenAI's API marks most optional fields. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const open = { additionalProperties: true } as const;
 
-/** Cache breakpoint (spec `cache_control`): top level, or on a content block / tool. */
-export const CacheControlSchema = Type.Object({ type: Type.Literal("ephemeral"), ttl: Type.Optional(Type.String()) });
 
 /** Image detail levels. */
 export const DetailSchema = StringEnum(["auto", "low", "high"]);

@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { CacheControlSchema, InputItemSchema, Nullable, StringEnum } from "./schema-items.ts";
+import { REASONING_EFFORTS, StopConditionSchema } from "../shared/schema.ts";
 
 /** Spec "Limits": `max_tool_calls` default and maximum. */
 export const MAX_TOOL_CALLS = 30;
@@ -18,7 +19,7 @@ export const IDENTIFIER_MAX_LENGTH = 256;
 const METADATA_KEY_PATTERN = `^[^\\[\\]]{0,${METADATA_LIMITS.keyLength}}$`;
 
 /** Reasoning effort values (reference b3). */
-export const REASONING_EFFORTS = ["max", "xhigh", "high", "medium", "low", "minimal", "none"] as const;
+export { REASONING_EFFORTS, StopConditionSchema };
 /** Text verbosity values (reference b3). */
 export const VERBOSITIES = ["low", "medium", "high", "xhigh", "max"] as const;
 /** `service_tier` values (spec); `fast` is an alias of `priority`. */
@@ -103,14 +104,6 @@ export const ReasoningConfigSchema = Type.Object(
   open,
 );
 
-/** The five `stop_server_tools_when` conditions (reference b1). */
-export const StopConditionSchema = Type.Union([
-  Type.Object({ type: Type.Literal("step_count_is"), step_count: Type.Integer({ minimum: 1 }) }),
-  Type.Object({ type: Type.Literal("max_cost"), max_cost_in_dollars: Type.Number({ minimum: 0 }) }),
-  Type.Object({ type: Type.Literal("max_tokens_used"), max_tokens: Type.Integer({ minimum: 1 }) }),
-  Type.Object({ type: Type.Literal("has_tool_call"), tool_name: Type.String({ minLength: 1 }) }),
-  Type.Object({ type: Type.Literal("finish_reason_is"), reason: Type.String({ minLength: 1 }) }),
-]);
 
 /** `metadata` (spec "Limits"): ≤16 pairs, keys ≤64 chars without brackets, string values ≤512 chars. */
 export const MetadataSchema = Type.Record(
