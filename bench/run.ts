@@ -85,12 +85,14 @@ interface Child {
 }
 
 async function spawnChild(name: string, script: string, env: Record<string, string>): Promise<Child> {
+  // A relative name is a bench script; an absolute path is a prepared bundle.
+  const entry = script.startsWith("/") ? script : join(HERE, script);
   const waiting: Array<(reply: ChildReply) => void> = [];
   let log = "";
   const keep = (text: string) => {
     log = (log + text).slice(-8000);
   };
-  const proc = Bun.spawn([process.execPath, join(HERE, script)], {
+  const proc = Bun.spawn([process.execPath, entry], {
     cwd: ROOT,
     env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: MAX_HTTP_REQUESTS, ...env },
     stdin: "ignore",
@@ -362,7 +364,9 @@ try {
   const upstream = String(sim.info.url);
   const proxy = await spawnChild("bare proxy", "bare-proxy.ts", { BENCH_UPSTREAM: upstream });
   children.push(proxy);
-  const gw = await spawnChild("gateway", "gateway-server.ts", { BENCH_UPSTREAM: upstream, BENCH_DIR: dir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY });
+  // The gateway runs as a minified bundle, exactly as `npm start` runs server.ts (see package.json).
+  const gatewayBundle = await bundleGateway(dir);
+  const gw = await spawnChild("gateway", gatewayBundle, { BENCH_UPSTREAM: upstream, BENCH_DIR: dir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY });
   children.push(gw);
   const startRss = new Map<TargetName, number>([
     ["direct", rssOf(sim.pid)],
@@ -593,3 +597,11 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(exitCode);
+
+/** Bundles bench/gateway-server.ts the way `npm start` bundles server.ts, so the bench measures what users run. */
+async function bundleGateway(dir: string): Promise<string> {
+  const built = await Bun.build({ entrypoints: [join(HERE, "gateway-server.ts")], target: "bun", minify: true, outdir: join(dir, "bundle") });
+  const output = built.outputs[0];
+  if (!built.success || !output) throw new Error(`bench: bundling the gateway failed: ${built.logs.join("\n")}`);
+  return output.path;
+}
