@@ -10,7 +10,9 @@ import { edgeError, type RouteTable } from "./http/edge-errors.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { inferenceRoute } from "./routes/inference.ts";
+import { batchRoutes } from "./routes/batches.ts";
 import { keyRoutes } from "./routes/keys.ts";
+import { presetRoutes } from "./routes/presets.ts";
 
 export const API_PREFIX = "/api/v1";
 
@@ -22,7 +24,9 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
   const api = new Elysia({ prefix: API_PREFIX, name: "api", normalize: false })
     .use(catalogRoutes(deps))
     .use(keyRoutes(deps, auth))
-    .use(accountRoutes(deps, auth));
+    .use(accountRoutes(deps, auth))
+    .use(presetRoutes(deps, auth))
+    .use(batchRoutes(deps, auth));
   // Elysia instances are mutable: `use` registers the routes on `api` itself.
   for (const route of formatRoutes) api.use(inferenceRoute(deps, auth, route.path, route.format, route.summary));
 

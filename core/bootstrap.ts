@@ -7,15 +7,20 @@ import { UsageLedger } from "./accounting/ledger.ts";
 import { createApp, type GatewayApp } from "./app.ts";
 import { hashSecret, labelOf, newSecret } from "./auth/key-material.ts";
 import { KeyCache } from "./auth/key-cache.ts";
+import { BatchWorker } from "./batches/worker.ts";
+import { DEFAULT_BATCHES } from "./config/load.ts";
+import { limitsOf, routingOf } from "./config/routing-limits.ts";
 import type { GatewayConfig } from "./config/types.ts";
 import type { Clock, Deps, IdGenerator } from "./deps.ts";
 import { openKv } from "./kv/connect.ts";
+import { CreditLedger } from "./limits/credits.ts";
 import type { Kv } from "./kv/kv.ts";
 import { createLogger } from "./logger.ts";
 import { loadExtensions } from "./registry/load-extensions.ts";
 import { createModuleHelpers } from "./registry/module-helpers.ts";
 import { Registry } from "./registry/registry.ts";
 import { buildCatalog } from "./routing/catalog.ts";
+import { createRoutingRuntime } from "./routing/runtime.ts";
 import { openStore } from "./store/connect.ts";
 import type { Store } from "./store/types.ts";
 
@@ -34,6 +39,8 @@ export interface GatewayOverrides {
   ids?: IdGenerator;
   store?: Store;
   kv?: Kv;
+  /** Load-balancing and jitter randomness (tests pass a fixed one). */
+  random?: () => number;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -62,6 +69,8 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const fetchImpl = overrides.fetch ?? globalThis.fetch;
   const ledger = new UsageLedger(store, logger);
   const keyCache = new KeyCache(store.keys, kv, () => clock.now());
+  const routing = createRoutingRuntime({ kv, clock, logger, catalog, settings: routingOf(config), ...(overrides.random ? { random: overrides.random } : {}) });
+  const credits = new CreditLedger(kv, store, ledger, clock, logger, limitsOf(config));
   const deps: Deps = {
     config,
     clock,
@@ -75,16 +84,27 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     ledger,
     keyCache,
     helpers: createModuleHelpers({ logger, fetch: fetchImpl, kv, clock, ids }),
+    routing,
+    credits,
   };
   const workspace = await store.workspaces.ensureDefault();
   ledger.start();
   await keyCache.start();
+  await routing.start();
+  // One batch worker per process (issue 6), unless configured off (an API-only process).
+  const batches = config.batches ?? DEFAULT_BATCHES;
+  const batchWorker = batches.worker ? new BatchWorker(deps, batches) : undefined;
+  deps.batchWorker = batchWorker;
   const app = createApp(deps, workspace.id);
+  batchWorker?.start();
   return {
     deps,
     app,
     defaultWorkspaceId: workspace.id,
     async close() {
+      // First: the worker gives its running items back and its last results reach the ledger before it flushes.
+      await batchWorker?.stop();
+      routing.stop();
       await ledger.close();
       await kv.close();
       await store.close();

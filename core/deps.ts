@@ -8,6 +8,8 @@ import type { Store } from "./store/types.ts";
 import type { UsageLedger } from "./accounting/ledger.ts";
 import type { KeyCache } from "./auth/key-cache.ts";
 import type { ModuleHelpers } from "./registry/helpers.ts";
+import type { CreditLedger } from "./limits/credits.ts";
+import type { RoutingRuntime } from "./routing/runtime.ts";
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -33,4 +35,10 @@ export interface Deps {
   keyCache: KeyCache;
   /** What plugins, tools and adapters receive instead of importing our runtime values. */
   helpers: ModuleHelpers;
+  /** Endpoint health (shared circuit breakers), rolling endpoint statistics, load-balancing randomness (issue 5). */
+  routing: RoutingRuntime;
+  /** Credit windows and reservations of keys with a `limit` (issue 5). */
+  credits: CreditLedger;
+  /** This process's batch worker, when it runs one (README "Batches"); routes wake it when work arrives. */
+  batchWorker?: { wake(): void };
 }

@@ -1,5 +1,6 @@
 /** TypeBox schema of the JSON config file (`GATEWAY_CONFIG`); compiled once at start-up. */
 import { Type, type Static } from "@sinclair/typebox";
+import { LimitsFileSchema, RoutingFileSchema } from "./routing-limits.ts";
 
 /** Money and prices may be written as numbers or numeric strings (as providers publish them). */
 const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: "^\\s*[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+)?\\s*$" })]);
@@ -64,6 +65,25 @@ export const ConfigFileSchema = Type.Object(
     plugins: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
     /** Keep the built-in simulator provider even when other providers are configured. */
     simulator: Type.Optional(Type.Boolean()),
+    /** Timeouts, retries, breaker, sticky sessions (README "Routing and limits"). */
+    routing: Type.Optional(RoutingFileSchema),
+    /** Default rate limits and credit reservation sizing (README "Routing and limits"). */
+    limits: Type.Optional(LimitsFileSchema),
+    /** Batch execution (README "Batches"): concurrency, discount and worker timing. */
+    batches: Type.Optional(
+      Type.Object(
+        {
+          worker: Type.Optional(Type.Boolean()),
+          concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+          per_batch_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+          discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          poll_interval_ms: Type.Optional(Type.Integer({ minimum: 10 })),
+          lease_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          get_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     server: Type.Optional(
       Type.Object(
         {

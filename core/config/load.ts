@@ -2,8 +2,9 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { dirname, resolve } from "node:path";
 import { ConfigFileSchema, type ConfigFile } from "./file-schema.ts";
+import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { simulatorProvider } from "./simulator-default.ts";
-import type { ExtensionRef, GatewayConfig, ModelConfig, ProviderConfig } from "./types.ts";
+import type { BatchesConfig, ExtensionRef, GatewayConfig, ModelConfig, ProviderConfig } from "./types.ts";
 
 /** Thrown for invalid configuration; server.ts prints the message and exits non-zero. */
 export class ConfigError extends Error {
@@ -63,7 +64,34 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     providers,
     extensions: (file.extensions ?? []).map(toExtension),
     plugins: file.plugins ?? {},
+    routing: toRoutingConfig(file.routing),
+    limits: toLimitsConfig(file.limits),
+    batches: toBatches(file.batches),
     configDir,
+  };
+}
+
+/** Batch defaults: half price (reference b7), a lease long enough that renewals every third of it never miss. */
+export const DEFAULT_BATCHES: BatchesConfig = Object.freeze({
+  worker: true,
+  concurrency: 16,
+  perBatchConcurrency: 4,
+  discount: 0.5,
+  pollIntervalMs: 1_000,
+  leaseMs: 60_000,
+  getRateLimitPerMinute: 600,
+});
+
+function toBatches(b: ConfigFile["batches"]): BatchesConfig {
+  const d = DEFAULT_BATCHES;
+  return {
+    worker: b?.worker ?? d.worker,
+    concurrency: b?.concurrency ?? d.concurrency,
+    perBatchConcurrency: b?.per_batch_concurrency ?? d.perBatchConcurrency,
+    discount: b?.discount ?? d.discount,
+    pollIntervalMs: b?.poll_interval_ms ?? d.pollIntervalMs,
+    leaseMs: b?.lease_ms ?? d.leaseMs,
+    getRateLimitPerMinute: b?.get_rate_limit_per_minute ?? d.getRateLimitPerMinute,
   };
 }
 

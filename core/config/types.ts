@@ -1,4 +1,5 @@
 /** The gateway's configuration after env and the JSON file are read and validated (README "Configuration"). */
+import type { LimitsConfig, RoutingConfig } from "./routing-limits.ts";
 
 /** USD per token (per request for `request`). */
 export interface Pricing {
@@ -46,6 +47,24 @@ export interface ExtensionRef {
   options: Record<string, unknown>;
 }
 
+/** Batch execution settings (README "Batches"; config file `batches`). */
+export interface BatchesConfig {
+  /** Run the batch worker in this process (false: this process only serves the API). */
+  worker: boolean;
+  /** Items running at once in this process, over all batches. */
+  concurrency: number;
+  /** Items of one batch running at once in this process. */
+  perBatchConcurrency: number;
+  /** Fraction taken off the price of batch requests (0.5 = half price). */
+  discount: number;
+  /** How often an idle worker looks for work. */
+  pollIntervalMs: number;
+  /** How long a claim on an item lasts without renewal; a crashed process's items are retried after it. */
+  leaseMs: number;
+  /** `GET /batches/{id}` calls per key and minute before 429. */
+  getRateLimitPerMinute: number;
+}
+
 export interface GatewayConfig {
   host: string;
   port: number;
@@ -67,4 +86,10 @@ export interface GatewayConfig {
   plugins: Record<string, Record<string, unknown>>;
   /** Directory the config file lives in (extension paths are relative to it). */
   configDir: string;
+  /** Timeouts, retries, breaker, stickiness; absent means `DEFAULT_ROUTING` (routing-limits.ts). */
+  routing?: RoutingConfig;
+  /** Default rate limits and reservation sizing; absent means `DEFAULT_LIMITS` (routing-limits.ts). */
+  limits?: LimitsConfig;
+  /** Batch execution; absent means the defaults (`DEFAULT_BATCHES` in load.ts). */
+  batches?: BatchesConfig;
 }

@@ -1,4 +1,8 @@
-/** The routing metadata object (spec "Routing metadata object"), shown only when the client opts in. */
+/**
+ * The routing metadata object (spec "Routing metadata object"; reference b11), shown only when the client opts in.
+ * It reports what happened, from the context: the endpoints routing considered (and the one selected), those it
+ * excluded and why, every upstream attempt with its outcome, the strategy and a one-line summary.
+ */
 import type { RequestContext } from "../pipeline/context.ts";
 
 /** `X-Service-Metadata: enabled`, or the legacy `X-Service-Experimental-Metadata`. */
@@ -7,6 +11,7 @@ export function wantsMetadata(headers: Headers): boolean {
   return value?.trim().toLowerCase() === "enabled";
 }
 
+/** Builds `service_metadata`; `attempt: 0` means no provider was reached. */
 export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> {
   const selected = ctx.served;
   const considered = ctx.candidates;
@@ -14,24 +19,50 @@ export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> 
   const requested = ctx.request.model ?? ctx.request.models[0] ?? "";
   const fallbackUsed = attempt > 1 || (selected !== undefined && selected.model.id !== requested);
   const strategy = fallbackUsed ? "fallback" : "direct";
-  const summary = selected
-    ? `${strategy === "direct" ? "Routed" : `Fell back after ${attempt - 1} failed attempt(s)`} to ${selected.provider.id} for ${selected.model.id}`
-    : `No endpoint served the request after ${attempt} attempt(s)`;
+  const endpoints: Record<string, unknown> = {
+    available: considered.map((c) => ({ model: c.model.id, provider: c.provider.id, selected: c === selected })),
+    total: considered.length,
+  };
+  const excluded = ctx.route?.excluded ?? [];
+  if (excluded.length > 0) {
+    endpoints.excluded = excluded.map((e) => ({ model: e.endpoint.model.id, provider: e.endpoint.provider.id, reason: e.reason, detail: e.detail }));
+  }
   const metadata: Record<string, unknown> = {
     attempt,
-    endpoints: {
-      available: considered.map((c) => ({ model: c.model.id, provider: c.provider.id, selected: c === selected })),
-      total: considered.length,
-    },
+    endpoints,
     generation_time: ctx.deps.clock.now() - ctx.startedAt,
     is_byok: false,
     region: "local",
     requested,
     strategy,
-    summary,
-    attempts: ctx.attempts.map((a) => ({ model: a.model, provider: a.providerId, status: a.status ?? null, error_type: a.errorType ?? null })),
+    summary: summaryOf(ctx, strategy, requested),
+    attempts: ctx.attempts.map((a) => ({
+      model: a.model,
+      provider: a.providerId,
+      status: a.status ?? null,
+      error_type: a.errorType ?? null,
+      ...(a.endedAt !== undefined ? { latency_ms: a.endedAt - a.startedAt } : {}),
+      ...(a.tier !== undefined && ctx.request.serviceTier !== undefined ? { service_tier: a.tier } : {}),
+    })),
   };
   if (ctx.request.warnings.length > 0) metadata.warnings = ctx.request.warnings;
   if (Array.isArray(ctx.log.pipeline)) metadata.pipeline = ctx.log.pipeline;
   return metadata;
+}
+
+function summaryOf(ctx: RequestContext, strategy: string, requested: string): string {
+  const selected = ctx.served;
+  const attempt = ctx.attempts.length;
+  if (!selected) return attempt === 0 ? "No provider was reached" : `No endpoint served the request after ${attempt} attempt(s)`;
+  const failed = attempt - 1;
+  let summary =
+    strategy === "direct"
+      ? `Routed to ${selected.provider.id} for ${selected.model.id}`
+      : failed > 0
+        ? `Fell back after ${failed} failed attempt(s) to ${selected.provider.id} for ${selected.model.id}`
+        : `Fell back to ${selected.provider.id} for ${selected.model.id} (${requested} had no eligible endpoint)`;
+  const tier = ctx.request.serviceTier !== undefined ? ctx.route?.tiers.get(selected) : undefined;
+  if (tier !== undefined) summary += ` at the ${tier} tier`;
+  if (ctx.route?.sticky?.pinned === selected.provider.id) summary += " (sticky session)";
+  return summary;
 }

@@ -5,7 +5,9 @@ import type { WireFormat } from "../formats/format.ts";
 import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
+import type { CreditHold } from "../limits/credits.ts";
 import type { Endpoint } from "../routing/catalog.ts";
+import type { RoutePlan } from "../routing/plan.ts";
 
 /** One upstream attempt, recorded for `service_metadata` and the generation record. */
 export interface Attempt {
@@ -15,6 +17,14 @@ export interface Attempt {
   endedAt?: number;
   status?: number;
   errorType?: string;
+  /** The service tier this endpoint was asked to serve at. */
+  tier?: string;
+}
+
+/** The routing stage's plan, plus the sticky session it looked up. */
+export interface RouteState extends RoutePlan {
+  /** The request's session pin: its kv key, the model it pins and the provider pinned (if any yet). */
+  sticky: { key: string; model: string; pinned: string | undefined } | undefined;
 }
 
 /** What the pipeline produced: a whole response, or a live event stream (relayed, never buffered). */
@@ -36,6 +46,12 @@ export interface RequestContext {
   readonly metadataOptIn: boolean;
   /** Ordered endpoints to try, built by routing. */
   candidates: Endpoint[];
+  /** How routing chose the candidates (tiers, exclusions, sticky pin); absent before routing ran. */
+  route?: RouteState;
+  /** The credit reservation the limits stage holds; accounting settles it with the actual cost. */
+  credit?: CreditHold;
+  /** Extra reply headers (the X-RateLimit-* of a gateway-issued 429). */
+  replyHeaders?: Record<string, string>;
   attempts: Attempt[];
   /** The endpoint that produced the outcome. */
   served: Endpoint | undefined;

@@ -4,6 +4,7 @@ import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import type { GenerationRecord } from "../store/types.ts";
+import { limitFields } from "../limits/key-view.ts";
 import { keyView } from "./key-view.ts";
 
 export function accountRoutes(deps: Deps, auth: Authenticator) {
@@ -19,7 +20,8 @@ export function accountRoutes(deps: Deps, auth: Authenticator) {
         // The principal's record may come from the auth cache; usage must be read fresh.
         const record = (await deps.store.keys.findByHash(principal.keyHash)) ?? principal.record;
         const data = keyView(record, deps.ledger.pendingUsage(principal.keyHash));
-        return { data: { ...data, is_provisioning_key: principal.isManagement, is_free_tier: false } };
+        // limit_remaining from the credit window the reservations use, so it matches what the next request sees.
+        return { data: { ...data, ...(await limitFields(deps.credits, record)), is_provisioning_key: principal.isManagement, is_free_tier: false } };
       },
       { detail: { summary: "The calling key, its usage and limit", tags: ["keys"] } },
     )

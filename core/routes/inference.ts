@@ -6,6 +6,7 @@ import type { WireFormat } from "../formats/format.ts";
 import { wantsMetadata } from "../http/service-metadata.ts";
 import type { RequestContext } from "../pipeline/context.ts";
 import { runPipeline } from "../pipeline/order.ts";
+import { applyPresetReference } from "../presets/resolve.ts";
 
 /** Builds a fresh context for one request (also used by the batch worker, without HTTP). */
 export function newContext(deps: Deps, format: WireFormat, body: Record<string, unknown>, headers: Headers, signal: AbortSignal): RequestContext {
@@ -34,6 +35,12 @@ export function newContext(deps: Deps, format: WireFormat, body: Record<string, 
 export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, format: WireFormat, summary: string) {
   return new Elysia({ name: `route:${format.id}:${path}` })
     .derive({ as: "local" }, async ({ request }) => ({ principal: await auth.authenticate(request.headers) }))
+    // Presets (issue 6): merged into the parsed body BEFORE schema validation, so the merged request is what gets
+    // validated and decoded. Management keys are refused by the pipeline's auth stage, so they resolve nothing here.
+    .derive({ as: "local" }, async ({ body, principal }) => {
+      if (!principal.isManagement) await applyPresetReference(deps.store.presets, principal.workspaceId, format.id, body);
+      return {};
+    })
     .post(
       path,
       async ({ body, request, principal }) => {

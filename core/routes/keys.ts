@@ -4,19 +4,25 @@ import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
 import { hashSecret, labelOf, newSecret } from "../auth/key-material.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
+import { RateLimitSchema, toRateLimitSetting } from "../config/routing-limits.ts";
 import { errors } from "../errors.ts";
 import { jsonResponse } from "../http/envelope.ts";
+import { limitFields } from "../limits/key-view.ts";
 import type { ApiKeyRecord } from "../store/types.ts";
 import { keyView } from "./key-view.ts";
 
 const LimitReset = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()]);
 const Limit = t.Union([t.Number({ minimum: 0 }), t.Null()]);
 
+/** Per-key rate limit (README "Routing and limits"); null restores the config default. */
+const RateLimit = t.Union([RateLimitSchema, t.Null()]);
+
 const CreateKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 256 }),
   limit: t.Optional(Limit),
   limit_reset: t.Optional(LimitReset),
   expires_at: t.Optional(t.Union([t.String(), t.Null()])),
+  rate_limit: t.Optional(RateLimit),
 });
 
 const PatchKeyBody = t.Object({
@@ -24,6 +30,7 @@ const PatchKeyBody = t.Object({
   disabled: t.Optional(t.Boolean()),
   limit: t.Optional(Limit),
   limit_reset: t.Optional(LimitReset),
+  rate_limit: t.Optional(RateLimit),
 });
 
 const ListQuery = t.Object({
@@ -32,7 +39,7 @@ const ListQuery = t.Object({
 });
 
 export function keyRoutes(deps: Deps, auth: Authenticator) {
-  const view = (record: ApiKeyRecord) => keyView(record, deps.ledger.pendingUsage(record.hash));
+  const view = async (record: ApiKeyRecord) => ({ ...keyView(record, deps.ledger.pendingUsage(record.hash)), ...(await limitFields(deps.credits, record)) });
 
   /** A key of the caller's workspace, or 404 (another workspace's key is indistinguishable from a missing one). */
   const ownKey = async (principal: Principal, hash: string) => {
@@ -61,8 +68,9 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           limit: body.limit ?? null,
           limitReset: body.limit_reset ?? null,
           expiresAt,
+          rateLimit: body.rate_limit ? toRateLimitSetting(body.rate_limit) : null,
         });
-        return jsonResponse({ data: view(record), key: secret }, 201);
+        return jsonResponse({ data: await view(record), key: secret }, 201);
       },
       { body: CreateKeyBody, parse: "json", detail: { summary: "Create an inference API key", tags: ["keys"] } },
     )
@@ -74,11 +82,11 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           limit: 100,
           includeDisabled: query.include_disabled === "true",
         });
-        return { data: records.map(view) };
+        return { data: await Promise.all(records.map(view)) };
       },
       { query: ListQuery, detail: { summary: "List API keys", tags: ["keys"] } },
     )
-    .get("/keys/:hash", async ({ params, principal }) => ({ data: view(await ownKey(principal, params.hash)) }), {
+    .get("/keys/:hash", async ({ params, principal }) => ({ data: await view(await ownKey(principal, params.hash)) }), {
       detail: { summary: "Get an API key", tags: ["keys"] },
     })
     .patch(
@@ -90,10 +98,11 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
           ...(body.limit !== undefined ? { limit: body.limit } : {}),
           ...(body.limit_reset !== undefined ? { limitReset: body.limit_reset } : {}),
+          ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit && toRateLimitSetting(body.rate_limit) } : {}),
         });
         if (!updated) throw errors.notFound("API key not found");
         await deps.keyCache.invalidate(params.hash);
-        return { data: view(updated) };
+        return { data: await view(updated) };
       },
       { body: PatchKeyBody, parse: "json", detail: { summary: "Update an API key", tags: ["keys"] } },
     )

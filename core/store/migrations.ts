@@ -84,11 +84,127 @@ function initial(types: ColumnTypes): Migration {
   };
 }
 
+/**
+ * Presets with numbered versions, and durable batches with their items (issue 6). JSON travels as text on both
+ * dialects so the repositories' SQL is identical; the unique constraints are what make version numbers and
+ * custom ids safe under concurrency.
+ */
+function presetsAndBatches(types: ColumnTypes): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable("presets")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("slug", "text", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("status_updated_at", "bigint")
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .addColumn("creator_user_id", "text", (c) => c.notNull())
+        .addColumn("designated_version_id", "text")
+        .addUniqueConstraint("presets_workspace_slug_unique", ["workspace_id", "slug"])
+        .execute();
+      await db.schema
+        .createIndex("presets_workspace_updated_idx")
+        .on("presets")
+        .columns(["workspace_id", "updated_at"])
+        .execute();
+
+      await db.schema
+        .createTable("preset_versions")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("preset_id", "text", (c) => c.notNull())
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("config", "text", (c) => c.notNull())
+        .addColumn("system_prompt", "text")
+        .addColumn("creator_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .addUniqueConstraint("preset_versions_preset_version_unique", ["preset_id", "version"])
+        .execute();
+
+      await db.schema
+        .createTable("batches")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("key_hash", "text", (c) => c.notNull())
+        .addColumn("endpoint", "text", (c) => c.notNull())
+        .addColumn("model", "text")
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("completion_window", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("in_progress_at", "bigint")
+        .addColumn("finalizing_at", "bigint")
+        .addColumn("finalized_at", "bigint")
+        .addColumn("cancelling_at", "bigint")
+        .addColumn("cancelled_at", "bigint")
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .addColumn("error", "text")
+        .addColumn("request_total", "integer", (c) => c.notNull())
+        .addColumn("request_completed", "integer")
+        .addColumn("request_failed", "integer")
+        .addColumn("usage", "text")
+        .addColumn("cost_usd", types.money)
+        .addColumn("purged_at", "bigint")
+        .execute();
+      await db.schema
+        .createIndex("batches_workspace_created_idx")
+        .on("batches")
+        .columns(["workspace_id", "created_at", "id"])
+        .execute();
+      await db.schema.createIndex("batches_status_idx").on("batches").columns(["status", "created_at"]).execute();
+
+      await db.schema
+        .createTable("batch_items")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("batch_id", "text", (c) => c.notNull())
+        .addColumn("idx", "integer", (c) => c.notNull())
+        .addColumn("custom_id", "text", (c) => c.notNull())
+        .addColumn("body", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("claimed_by", "text")
+        .addColumn("claimed_until", "bigint")
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("result", "text")
+        .addColumn("error", "text")
+        .addColumn("finished_at", "bigint")
+        .addUniqueConstraint("batch_items_batch_custom_id_unique", ["batch_id", "custom_id"])
+        .execute();
+      await db.schema
+        .createIndex("batch_items_batch_status_idx")
+        .on("batch_items")
+        .columns(["batch_id", "status", "idx"])
+        .execute();
+    },
+  };
+}
+
+/**
+ * Per-key rate limits (issue 5: `rate_limit` on /keys; null = the config default) and an index for summing a key's
+ * spending since a credit window started (credits are re-seeded from it when the kv has no counter).
+ */
+function keyRateLimits(): Migration {
+  return {
+    async up(db: AnyDb) {
+      // One column per statement: SQLite's ALTER TABLE adds a single column at a time.
+      await db.schema.alterTable("api_keys").addColumn("rate_limit_requests", "integer").execute();
+      await db.schema.alterTable("api_keys").addColumn("rate_limit_tokens", "integer").execute();
+      await db.schema.alterTable("api_keys").addColumn("rate_limit_interval_s", "integer").execute();
+      await db.schema.createIndex("generations_key_created_idx").on("generations").columns(["key_hash", "created_at"]).execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
   return {
     "0001_initial": initial(types),
+    "0002_presets_batches": presetsAndBatches(types),
+    "0003_key_rate_limits": keyRateLimits(),
   };
 }
 

@@ -31,6 +31,10 @@ export interface ApiKeysTable {
   created_at: BigintColumn;
   updated_at: BigintColumn;
   expires_at: NullableBigintColumn;
+  /** Per-key rate limit (migration 0003); all null = the config default applies. */
+  rate_limit_requests: number | null;
+  rate_limit_tokens: number | null;
+  rate_limit_interval_s: number | null;
 }
 
 /** `generations`: one billed inference request. Counters are 32-bit integers: one request never nears 2^31. */
@@ -57,11 +61,83 @@ export interface GenerationsTable {
   created_at: BigintColumn;
 }
 
+/** `presets` (spec "Preset"): one row per slug and workspace; versions live in `preset_versions`. */
+export interface PresetsTable {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  status: string;
+  status_updated_at: NullableBigintColumn;
+  created_at: BigintColumn;
+  updated_at: BigintColumn;
+  creator_user_id: string;
+  designated_version_id: string | null;
+}
+
+/** `preset_versions`: immutable, numbered 1, 2, … per preset; `config` is JSON text. */
+export interface PresetVersionsTable {
+  id: string;
+  preset_id: string;
+  version: number;
+  config: string;
+  system_prompt: string | null;
+  creator_id: string;
+  created_at: BigintColumn;
+  updated_at: BigintColumn;
+}
+
+/** `batches` (spec "Batch"): JSON columns are text on both dialects. */
+export interface BatchesTable {
+  id: string;
+  workspace_id: string;
+  key_hash: string;
+  endpoint: string;
+  model: string | null;
+  status: string;
+  completion_window: string;
+  created_at: BigintColumn;
+  in_progress_at: NullableBigintColumn;
+  finalizing_at: NullableBigintColumn;
+  finalized_at: NullableBigintColumn;
+  cancelling_at: NullableBigintColumn;
+  cancelled_at: NullableBigintColumn;
+  expires_at: BigintColumn;
+  error: string | null;
+  request_total: number;
+  request_completed: number | null;
+  request_failed: number | null;
+  usage: string | null;
+  cost_usd: number | null;
+  purged_at: NullableBigintColumn;
+}
+
+/** `batch_items`: one request of a batch, claimed by a worker under a lease. */
+export interface BatchItemsTable {
+  id: string;
+  batch_id: string;
+  idx: number;
+  custom_id: string;
+  body: string;
+  status: string;
+  claimed_by: string | null;
+  claimed_until: NullableBigintColumn;
+  attempts: Generated<number>;
+  result: string | null;
+  error: string | null;
+  finished_at: NullableBigintColumn;
+}
+
 /** The whole database, for `Kysely<StoreDatabase>`. */
 export interface StoreDatabase {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   generations: GenerationsTable;
+  presets: PresetsTable;
+  preset_versions: PresetVersionsTable;
+  batches: BatchesTable;
+  batch_items: BatchItemsTable;
 }
 
 /** Which SQL dialect a store runs on. */

@@ -2,8 +2,10 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { StoreClock } from "./clock.ts";
+import { createBatchRepo } from "./repos/batches.ts";
 import { createGenerationRepo } from "./repos/generations.ts";
 import { createKeyRepo } from "./repos/keys.ts";
+import { createPresetRepo } from "./repos/presets.ts";
 import { createWorkspaceRepo } from "./repos/workspaces.ts";
 import type { StoreDatabase, StoreDialect } from "./schema.ts";
 import type { Store } from "./types.ts";
@@ -21,6 +23,8 @@ export function createStore(
     workspaces: createWorkspaceRepo(db, clock),
     keys: createKeyRepo(db, clock, logger),
     generations: createGenerationRepo(db),
+    presets: createPresetRepo(db, dialect),
+    batches: createBatchRepo(db, dialect),
     // Idempotent: shutdown paths may race to close the store.
     close: () => (closed ??= db.destroy()),
   };

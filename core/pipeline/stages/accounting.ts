@@ -1,6 +1,7 @@
 /**
  * accounting: prices what the served endpoint reported, attaches `cost` to the response (or to the stream's usage
- * events), and records one generation per request off the hot path — also when the request failed.
+ * events), records one generation per request off the hot path — also when the request failed — and settles the
+ * key's credit reservation with the actual cost. What an upstream produced is billed even when a later stage fails.
  */
 import { costOf } from "../../accounting/pricing.ts";
 import { toGatewayError } from "../../errors.ts";
@@ -18,7 +19,10 @@ export const accountingStage: Stage = {
     } catch (error) {
       const failure = toGatewayError(error);
       ctx.log.error_type = failure.type;
-      settle(ctx, emptyUsage(), { total: 0, input: 0, output: 0, upstream: null }, "error", failure.status);
+      // The upstream answered but a later stage (a post-plugin, say) failed: what it produced was still spent.
+      const produced = ctx.outcome?.kind === "response" ? ctx.outcome.response : undefined;
+      if (produced) settle(ctx, produced.usage, priceFor(ctx, produced.usage, produced.finish.reason), "error", failure.status);
+      else settle(ctx, emptyUsage(), { total: 0, input: 0, output: 0, upstream: null }, "error", failure.status);
       throw error;
     }
     const outcome = ctx.outcome;
@@ -113,4 +117,7 @@ function settle(ctx: RequestContext, usage: Usage, cost: Cost, finishReason: str
     firstTokenMs: ctx.firstTokenMs ?? null,
     createdAt: ctx.startedAt,
   });
+  // After the ledger record (a re-seeded credit window then includes this cost). Not awaited: the commit adds the
+  // cost before it releases the reservation, so the reply need not wait for it.
+  ctx.credit?.commit(cost.total).catch((err: unknown) => ctx.deps.logger.error({ err, id: ctx.generationId }, "accounting: credit settlement failed (the reservation will expire)"));
 }

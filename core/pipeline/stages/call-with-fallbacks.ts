@@ -1,39 +1,54 @@
 /**
- * call-with-fallbacks: walks the routing candidates in order. A retryable failure before anything reached the
- * client moves on to the next endpoint; once a stream is handed to the client it is never retried.
+ * call-with-fallbacks: walks the routing candidates in order. A failed attempt is retried on the same endpoint when
+ * the failure is transient (after Retry-After or a full-jitter backoff), else the next endpoint is tried; no new
+ * attempt or pause starts after the retry deadline. Endpoints whose breaker opened meanwhile are skipped (routing
+ * already put the ones open before it started last, as a last resort); a half-open one is probed by one request at
+ * a time. Once a stream is handed on, nothing is retried: `await next()` sits outside every try, so a failure of a
+ * later stage is never mistaken for an upstream one.
  */
+import { routingOf, type RoutingConfig } from "../../config/routing-limits.ts";
 import { GatewayError, isGatewayError, toGatewayError } from "../../errors.ts";
-import type { EventStream } from "../../model/events.ts";
+import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
-import type { ProviderCall } from "../../registry/provider.ts";
+import { sleep } from "../../routing/backoff.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
+import { profileOf } from "../../routing/profile.ts";
+import { pinProvider } from "../../routing/sticky.ts";
 import type { Attempt, RequestContext } from "../context.ts";
 import type { Stage } from "../stage.ts";
+import { attemptOnce, type AttemptOutcome } from "../upstream/attempt.ts";
+import { relay } from "../upstream/relay.ts";
+import { retryDelay } from "../upstream/retry-policy.ts";
+
+type Failure = { attempt: Attempt; error: GatewayError };
+
+/** What trying one endpoint came to: an outcome to hand on, or move on to the next endpoint, or stop walking. */
+type EndpointResult = { outcome: AttemptOutcome; upstreamBody: (() => unknown) | undefined } | "next" | "stop";
 
 export const callWithFallbacksStage: Stage = {
   name: "call-with-fallbacks",
   async run(ctx, next) {
-    const failures: Array<{ attempt: Attempt; error: GatewayError }> = [];
-    for (const endpoint of ctx.candidates) {
-      if (ctx.signal.aborted) break;
-      const attempt: Attempt = { model: endpoint.model.id, providerId: endpoint.provider.id, startedAt: ctx.deps.clock.now() };
-      ctx.attempts.push(attempt);
-      try {
-        await callOnce(ctx, endpoint);
-      } catch (thrown) {
-        const error = toGatewayError(thrown);
-        attempt.endedAt = ctx.deps.clock.now();
-        attempt.status = error.status;
-        attempt.errorType = error.type;
-        failures.push({ attempt, error });
-        if (!error.retryable || !isGatewayError(thrown)) break;
-        continue;
-      }
-      attempt.endedAt = ctx.deps.clock.now();
-      attempt.status = 200;
+    const settings = routingOf(ctx.deps.config);
+    const { health } = ctx.deps.routing;
+    const failures: Failure[] = [];
+    const candidates = ctx.candidates;
+    for (let index = 0; index < candidates.length; index++) {
+      const endpoint = candidates[index]!;
+      const key = profileOf(endpoint).key;
+      const state = health.stateOf(key);
+      const last = index === candidates.length - 1;
+      // Opened during this walk (routing put endpoints that were already open last, as a last resort).
+      if (state === "open" && !last && !ctx.route?.cooling.has(endpoint)) continue;
+      // Half-open: one request at a time probes it; the others try elsewhere while they can.
+      if (state === "half-open" && !last && !(await health.acquireProbe(key, settings.firstByteTimeoutMs))) continue;
+      const tier = ctx.route?.tiers.get(endpoint);
+      const result = await tryEndpoint(ctx, endpoint, tier, settings, failures);
+      if (result === "stop") break;
+      if (result === "next") continue;
       ctx.served = endpoint;
       ctx.log.provider = endpoint.provider.id;
-      // Outside the try: a failure of a later stage is not an upstream failure and must never trigger a fallback.
+      hand(ctx, endpoint, tier, result.outcome, result.upstreamBody);
+      // Outside every try: a failure of a later stage is not an upstream failure and must never trigger a fallback.
       await next();
       return;
     }
@@ -41,45 +56,117 @@ export const callWithFallbacksStage: Stage = {
   },
 };
 
-async function callOnce(ctx: RequestContext, endpoint: Endpoint): Promise<void> {
+/** Attempts one endpoint, retrying it while the failure is transient and the deadline allows. */
+async function tryEndpoint(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined, settings: RoutingConfig, failures: Failure[]): Promise<EndpointResult> {
+  const deadline = ctx.startedAt + settings.retryDeadlineMs;
   const echo = ctx.request.stream && ctx.request.debug?.echoUpstreamBody === true;
-  let upstreamBody: unknown;
-  const call: ProviderCall = {
-    request: ctx.request,
-    target: endpoint.target,
-    signal: ctx.signal,
-    helpers: ctx.deps.helpers,
-    ...(echo ? { onUpstreamBody: (body: unknown) => void (upstreamBody = body) } : {}),
-  };
-  if (ctx.request.stream) {
-    const events = await endpoint.adapter.stream(call);
-    ctx.outcome = { kind: "stream", events: normalise(ctx, endpoint, events, echo ? () => upstreamBody : undefined) };
-  } else {
-    const response = await endpoint.adapter.generate(call);
-    ctx.outcome = { kind: "response", response: stamp(ctx, endpoint, response) };
+  for (let retry = 0; ; retry++) {
+    if (ctx.signal.aborted || (failures.length > 0 && ctx.deps.clock.now() >= deadline)) return "stop";
+    const attempt: Attempt = { model: endpoint.model.id, providerId: endpoint.provider.id, startedAt: ctx.deps.clock.now(), ...(tier ? { tier } : {}) };
+    ctx.attempts.push(attempt);
+    let upstreamBody: unknown;
+    try {
+      const outcome = await attemptOnce(ctx, endpoint, {
+        request: requestFor(ctx.request, tier),
+        timeoutMs: ctx.request.stream ? settings.firstByteTimeoutMs : settings.requestTimeoutMs,
+        ...(echo ? { onUpstreamBody: (body: unknown) => void (upstreamBody = body) } : {}),
+      });
+      attempt.endedAt = ctx.deps.clock.now();
+      attempt.status = 200;
+      return { outcome, upstreamBody: echo ? () => upstreamBody : undefined };
+    } catch (thrown) {
+      const error = toGatewayError(thrown);
+      attempt.endedAt = ctx.deps.clock.now();
+      attempt.status = error.status;
+      attempt.errorType = error.type;
+      failures.push({ attempt, error });
+      if (ctx.signal.aborted || !isGatewayError(thrown) || !error.retryable) return "stop";
+      // One incident per request and endpoint, however many retries it took.
+      if (retry === 0) ctx.deps.routing.health.recordFailure(profileOf(endpoint).key, error);
+      const wait = retryDelay(error, retry, settings, ctx.deps.routing.random);
+      if (wait === undefined || ctx.deps.clock.now() + wait >= deadline) return "next";
+      try {
+        await sleep(wait, ctx.signal);
+      } catch {
+        return "stop";
+      }
+    }
   }
 }
 
-/** The client sees the gateway's generation id and the model id it asked for (not the upstream's name for it). */
-function stamp(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse): CanonicalResponse {
+/**
+ * The request as this endpoint gets it: the tier routing planned for it. A tier the endpoint does not offer is
+ * never forwarded (it may be refused or billed differently); the default tier is sent as "not set".
+ */
+function requestFor(request: CanonicalRequest, tier: string | undefined): CanonicalRequest {
+  const asked = request.serviceTier;
+  if (asked === undefined || tier === undefined || asked === tier) return request;
+  if (tier === "default") return asked === "auto" ? request : { ...request, serviceTier: undefined };
+  return { ...request, serviceTier: tier as CanonicalRequest["serviceTier"] };
+}
+
+/** Sets the outcome the client gets and wires health, statistics and stickiness to how it went. */
+function hand(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined, outcome: AttemptOutcome, upstreamBody: (() => unknown) | undefined): void {
+  const { health, stats } = ctx.deps.routing;
+  const key = profileOf(endpoint).key;
+  const reportTier = ctx.request.serviceTier !== undefined ? tier : undefined;
+  pin(ctx, endpoint);
+  if (outcome.kind === "response") {
+    const seconds = (performance.now() - outcome.startedAt) / 1000;
+    health.recordSuccess(key);
+    stats.recordLatency(key, seconds);
+    if (seconds > 0.001) stats.recordThroughput(key, outcome.response.usage.output.total / seconds);
+    ctx.outcome = { kind: "response", response: stamp(ctx, endpoint, outcome.response, reportTier) };
+    return;
+  }
+  const opened = outcome.stream;
+  ctx.outcome = {
+    kind: "stream",
+    events: relay(opened, {
+      idleTimeoutMs: routingOf(ctx.deps.config).idleTimeoutMs,
+      ...(upstreamBody ? { upstreamBody } : {}),
+      stamp: (event) =>
+        event.type === "start"
+          ? { ...event, id: ctx.generationId, model: endpoint.model.id, ...(reportTier && event.serviceTier === undefined ? { serviceTier: reportTier } : {}) }
+          : event,
+      onEnd: ({ error, outputTokens, endedAt }) => {
+        if (error) {
+          if (error.retryable || error.type === "timeout") health.recordFailure(key, error);
+          return;
+        }
+        health.recordSuccess(key);
+        stats.recordLatency(key, (opened.firstOutputAt - opened.startedAt) / 1000);
+        const seconds = (endedAt - opened.firstOutputAt) / 1000;
+        if (outputTokens > 0 && seconds > 0.001) stats.recordThroughput(key, outputTokens / seconds);
+      },
+    }),
+  };
+}
+
+/** The client sees the gateway's generation id, the model id it asked for and the tier actually used. */
+function stamp(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse, tier: string | undefined): CanonicalResponse {
   response.id = ctx.generationId;
   response.model = endpoint.model.id;
+  if (tier !== undefined && response.serviceTier === undefined) response.serviceTier = tier;
   response.warnings.push(...ctx.request.warnings);
   return response;
 }
 
-async function* normalise(ctx: RequestContext, endpoint: Endpoint, events: EventStream, upstreamBody: (() => unknown) | undefined): EventStream {
-  if (upstreamBody) yield { type: "debug", upstreamBody: upstreamBody() };
-  for await (const event of events) {
-    yield event.type === "start" ? { ...event, id: ctx.generationId, model: endpoint.model.id } : event;
-  }
+/** Pins (or refreshes) the session's provider; off the hot path, and a kv failure only costs stickiness. */
+function pin(ctx: RequestContext, endpoint: Endpoint): void {
+  const sticky = ctx.route?.sticky;
+  if (!sticky || sticky.model !== endpoint.model.id) return;
+  const ttl = routingOf(ctx.deps.config).stickyTtlMs;
+  pinProvider(ctx.deps.kv, sticky.key, endpoint.provider.id, sticky.pinned, ttl).catch((err: unknown) =>
+    ctx.deps.logger.warn({ err }, "routing: sticky session could not be recorded"),
+  );
 }
 
-function finalError(ctx: RequestContext, failures: Array<{ attempt: Attempt; error: GatewayError }>): GatewayError {
+function finalError(ctx: RequestContext, failures: Failure[]): GatewayError {
   const last = failures.at(-1);
   if (!last) {
     if (ctx.signal.aborted) return new GatewayError("timeout", "Client closed the request", { status: 408 });
-    return new GatewayError("provider_unavailable", "No endpoint could serve this request", { status: 503 });
+    return new GatewayError("provider_unavailable", "No endpoint could serve this request: every candidate is cooling down", { status: 503, retryable: true, retryAfter: 1 });
   }
   if (failures.length === 1) return last.error;
   const previous = failures.map(({ attempt, error }) => ({ provider: attempt.providerId, model: attempt.model, code: error.status, error_type: error.type }));
@@ -87,5 +174,6 @@ function finalError(ctx: RequestContext, failures: Array<{ attempt: Attempt; err
     status: last.error.status,
     metadata: { ...last.error.metadata, previous_errors: previous },
     retryable: last.error.retryable,
+    ...(last.error.retryAfter !== undefined ? { retryAfter: last.error.retryAfter } : {}),
   });
 }

@@ -21,7 +21,7 @@ export const formatOutStage: Stage = {
       if (error.status >= 500 && error.type === "server") ctx.deps.logger.error({ err: error.cause ?? error, id: ctx.generationId }, "request failed");
       ctx.log.error_type = error.type;
       const metadata = ctx.metadataOptIn && ctx.principal ? serviceMetadataOf(ctx) : null;
-      ctx.http = errorResponse(error, envelopeOf(error, metadata), { "x-generation-id": ctx.generationId });
+      ctx.http = errorResponse(error, envelopeOf(error, metadata), { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
       logRequest(ctx, error.status);
     }
   },

@@ -3,8 +3,6 @@ import type { Stage } from "../stage.ts";
 
 const passThrough = (name: string): Stage => ({ name, run: (_ctx, next) => next() });
 
-/** Rate limits and credit reservations (issue "Routing, fallbacks, accounting and limits"). */
-export const limitsStage = passThrough("limits");
 /** Input/output guardrails (403 with pipeline details when blocking). */
 export const guardrailsStage = passThrough("guardrails");
 /** The server-tool agent loop. */

@@ -37,6 +37,16 @@ export function createGenerationRepo(db: Kysely<StoreDatabase>): GenerationRepo 
         .executeTakeFirst();
       return row && toRecord(row);
     },
+
+    async costSince(keyHash, since) {
+      const row = await db
+        .selectFrom("generations")
+        .select((eb) => eb.fn.sum<number | string | null>("cost_usd").as("total"))
+        .where("key_hash", "=", keyHash)
+        .where("created_at", ">=", Math.floor(since))
+        .executeTakeFirst();
+      return row?.total == null ? 0 : toNumber(row.total);
+    },
   };
 }
 

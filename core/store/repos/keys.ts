@@ -3,7 +3,7 @@ import type { Kysely, Selectable, Updateable } from "kysely";
 import type { Logger } from "pino";
 import type { StoreClock } from "../clock.ts";
 import type { ApiKeysTable, StoreDatabase } from "../schema.ts";
-import type { ApiKeyRecord, KeyRepo, LimitReset } from "../types.ts";
+import type { ApiKeyRecord, KeyRateLimit, KeyRepo, LimitReset } from "../types.ts";
 import { fromBool, toBool, toNumber, toNumberOrNull } from "./convert.ts";
 
 type KeyPatch = Parameters<KeyRepo["update"]>[1];
@@ -35,6 +35,7 @@ export function createKeyRepo(db: Kysely<StoreDatabase>, clock: StoreClock, logg
           created_at: now,
           updated_at: now,
           expires_at: key.expiresAt === null ? null : Math.round(key.expiresAt),
+          ...rateLimitColumns(key.rateLimit ?? null),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -126,7 +127,24 @@ function toRowPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
   if (patch.limit !== undefined) row.limit_usd = patch.limit;
   if (patch.limitReset !== undefined) row.limit_reset = patch.limitReset;
   if (patch.expiresAt !== undefined) row.expires_at = patch.expiresAt === null ? null : Math.round(patch.expiresAt);
+  if (patch.rateLimit !== undefined) Object.assign(row, rateLimitColumns(patch.rateLimit));
   return row;
+}
+
+/** The three rate-limit columns of a key (all null = the config default). */
+function rateLimitColumns(limit: KeyRateLimit | null): Pick<Updateable<ApiKeysTable>, "rate_limit_requests" | "rate_limit_tokens" | "rate_limit_interval_s"> {
+  return {
+    rate_limit_requests: limit?.requests ?? null,
+    rate_limit_tokens: limit?.tokens ?? null,
+    rate_limit_interval_s: limit ? limit.intervalSeconds : null,
+  };
+}
+
+function toRateLimit(row: Selectable<ApiKeysTable>): KeyRateLimit | null {
+  const requests = toNumberOrNull(row.rate_limit_requests ?? null);
+  const tokens = toNumberOrNull(row.rate_limit_tokens ?? null);
+  if (requests === null && tokens === null) return null;
+  return { requests, tokens, intervalSeconds: toNumberOrNull(row.rate_limit_interval_s ?? null) ?? 60 };
 }
 
 function toKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
@@ -143,7 +161,13 @@ function toKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     expiresAt: toNumberOrNull(row.expires_at),
+    // Left out when unset, so records read the same as before per-key rate limits existed.
+    ...optionalRateLimit(toRateLimit(row)),
   };
+}
+
+function optionalRateLimit(limit: KeyRateLimit | null): { rateLimit?: KeyRateLimit } {
+  return limit ? { rateLimit: limit } : {};
 }
 
 function toLimitReset(value: string | null): LimitReset | null {

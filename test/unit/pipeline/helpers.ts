@@ -16,6 +16,10 @@ import type { ModuleHelpers } from "../../../core/registry/helpers.ts";
 import type { ProviderCall } from "../../../core/registry/provider.ts";
 import { Registry } from "../../../core/registry/registry.ts";
 import { Catalog, type Endpoint } from "../../../core/routing/catalog.ts";
+import { createRoutingRuntime } from "../../../core/routing/runtime.ts";
+import { CreditLedger } from "../../../core/limits/credits.ts";
+import { createMemoryKv } from "../../../core/kv/memory.ts";
+import { limitsOf, routingOf } from "../../../core/config/routing-limits.ts";
 import type { GenerationRecord } from "../../../core/store/types.ts";
 
 export function canonicalRequest(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
@@ -210,13 +214,12 @@ export interface TestDeps extends Deps {
 }
 
 export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
-  return {
+  const base = {
     config: testConfig(),
     clock: manualClock(),
-    ids: { id: (prefix) => `${prefix}test` },
+    ids: { id: (prefix: string) => `${prefix}test` },
     fetch: fakeHelpers().fetch,
     store: {} as Deps["store"],
-    kv: {} as Deps["kv"],
     logger: recordingLogger(),
     registry: new Registry(),
     catalog: new Catalog(),
@@ -224,7 +227,13 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     keyCache: {} as Deps["keyCache"],
     helpers: fakeHelpers(),
     ...overrides,
-  } as TestDeps;
+  };
+  const kv = overrides.kv ?? createMemoryKv(base.clock);
+  const routing =
+    overrides.routing ??
+    createRoutingRuntime({ kv, clock: base.clock, logger: base.logger, catalog: base.catalog, settings: routingOf(base.config), random: () => 0.5 });
+  const credits = overrides.credits ?? new CreditLedger(kv, base.store, base.ledger, base.clock, base.logger, limitsOf(base.config));
+  return { ...base, kv, routing, credits } as TestDeps;
 }
 
 export const inferencePrincipal: Principal = {

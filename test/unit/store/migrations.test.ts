@@ -17,7 +17,7 @@ describe("store migrations", () => {
     await migrateToLatest(db, "sqlite");
     const tables = await db.introspection.getTables();
     const byName = new Map(tables.map((t) => [t.name, t.columns.map((c) => `${c.name}:${c.dataType.toLowerCase()}`)]));
-    expect([...byName.keys()].sort()).toEqual(["api_keys", "generations", "workspaces"]);
+    expect([...byName.keys()].sort()).toEqual(["api_keys", "batch_items", "batches", "generations", "preset_versions", "presets", "workspaces"]);
     expect(byName.get("api_keys")).toEqual([
       "hash:text",
       "workspace_id:text",
@@ -31,6 +31,9 @@ describe("store migrations", () => {
       "created_at:bigint",
       "updated_at:bigint",
       "expires_at:bigint",
+      "rate_limit_requests:integer",
+      "rate_limit_tokens:integer",
+      "rate_limit_interval_s:integer",
     ]);
     await db.destroy();
   });

@@ -191,3 +191,49 @@ describe("accounting stage, streamed", () => {
     expect(ctx.log.error_type).toBe("timeout");
   });
 });
+
+describe("accounting stage, settlement", () => {
+  /** A credit hold that records how it was settled. */
+  function recordingHold() {
+    const settled: Array<["commit", number] | ["release"]> = [];
+    return {
+      settled,
+      hold: { amount: 100, commit: async (cost: number) => void settled.push(["commit", cost]), release: async () => void settled.push(["release"]) },
+    };
+  }
+
+  test("the credit reservation is committed with the actual cost", async () => {
+    const ctx = servedContext();
+    const { hold, settled } = recordingHold();
+    ctx.credit = hold;
+    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response({ usage: usageOf(4, 3) }) })));
+    expect(settled).toEqual([["commit", 8]]);
+  });
+
+  test("a stream commits once, when it ends, with what it used", async () => {
+    const ctx = servedContext(true);
+    const { hold, settled } = recordingHold();
+    ctx.credit = hold;
+    await accountingStage.run(
+      ctx,
+      stubNext(() => void (ctx.outcome = { kind: "stream", events: streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]) })),
+    );
+    expect(settled).toEqual([]);
+    for await (const _ of (ctx.outcome as { events: AsyncIterable<StreamEvent> }).events);
+    expect(settled).toEqual([["commit", 3]]);
+  });
+
+  test("a later stage failing after the upstream answered: the output is still billed, the error is rethrown", async () => {
+    const ctx = servedContext();
+    const { hold, settled } = recordingHold();
+    ctx.credit = hold;
+    const failure = new GatewayError("server", "post-plugin broke");
+    const next = async () => {
+      ctx.outcome = { kind: "response", response: response({ usage: usageOf(4, 3) }) };
+      throw failure;
+    };
+    expect(await accountingStage.run(ctx, next).catch((e: unknown) => e)).toBe(failure);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 500, cost: 8, outputTokens: 3, finishReason: "error" });
+    expect(settled).toEqual([["commit", 8]]);
+  });
+});

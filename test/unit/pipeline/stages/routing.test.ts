@@ -3,6 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
 import { routingStage } from "../../../../core/pipeline/stages/routing.ts";
 import { Catalog } from "../../../../core/routing/catalog.ts";
+import { profileOf } from "../../../../core/routing/profile.ts";
+import { stickyKey } from "../../../../core/routing/sticky.ts";
 import { canonicalRequest, endpointOf, modelConfig, providerConfig, stubNext, testContext, testDeps } from "../helpers.ts";
 
 function catalogWith(): Catalog {
@@ -70,5 +72,45 @@ describe("routing stage", () => {
     const before = catalog.get("acme/a")!.endpoints.map((e) => e.provider.id);
     await routingStage.run(testContext({ deps: testDeps({ catalog }) }), stubNext());
     expect(catalog.get("acme/a")!.endpoints.map((e) => e.provider.id)).toEqual(before);
+  });
+});
+
+describe("routing stage: preferences, stickiness and the route state", () => {
+  test("an unknown provider preference is a 400 naming it, before anything is planned", async () => {
+    const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ provider: { sort: "price", fastest: true } }) });
+    const next = stubNext();
+    const error = (await routingStage.run(ctx, next).catch((e: unknown) => e)) as GatewayError;
+    expect([error.status, error.type]).toEqual([400, "invalid_request"]);
+    expect(error.message).toContain("provider");
+    expect(next.calls).toBe(0);
+  });
+
+  test("preferences shape the candidates and the exclusions are kept for service_metadata", async () => {
+    const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ provider: { ignore: ["cheap"] } }) });
+    await routingStage.run(ctx, stubNext());
+    expect(route(ctx)).toEqual(["acme/a@pricey"]);
+    expect(ctx.route?.excluded.map((e) => [e.endpoint.provider.id, e.reason])).toEqual([["cheap", "provider.ignore"]]);
+  });
+
+  test("a session pinned to a provider puts it first; the pin is read once from the kv", async () => {
+    const deps = testDeps({ catalog: catalogWith() });
+    await deps.kv.set(stickyKey("a".repeat(64), "acme/a", "sess-1"), "pricey");
+    const ctx = testContext({ deps, request: canonicalRequest({ sessionId: "sess-1" }) });
+    await routingStage.run(ctx, stubNext());
+    expect(route(ctx)).toEqual(["acme/a@pricey", "acme/a@cheap"]);
+    expect(ctx.route?.sticky).toEqual({ key: stickyKey("a".repeat(64), "acme/a", "sess-1"), model: "acme/a", pinned: "pricey" });
+  });
+
+  test("every candidate cooling down: they are still tried, last resort first to come back", async () => {
+    const deps = testDeps({ catalog: catalogWith() });
+    const [pricey, cheap] = deps.catalog.get("acme/a")!.endpoints;
+    for (const endpoint of [cheap!, pricey!]) {
+      for (let i = 0; i < 3; i++) deps.routing.health.recordFailure(profileOf(endpoint).key, new GatewayError("provider_unavailable", "down", { retryable: true }));
+      deps.clock.advance(1_000);
+    }
+    const ctx = testContext({ deps });
+    await routingStage.run(ctx, stubNext());
+    expect(route(ctx)).toEqual(["acme/a@cheap", "acme/a@pricey"]);
+    expect(ctx.route?.cooling.size).toBe(2);
   });
 });

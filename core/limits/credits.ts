@@ -1,0 +1,125 @@
+/**
+ * Credit limits (reference b9 `limit` / `limit_reset`), exact under concurrency across every gateway process.
+ *
+ * Per key and credit window the kv holds a spent counter (`gw:credits:spent:<key>:<window>`, USD) and a set of
+ * reservations (`gw:credits:held:…`). Before the upstream call a request reserves its worst case atomically:
+ * granted only while spent + reserved + worst case ≤ limit (one Lua script on Redis). After the call accounting
+ * commits: the actual cost is added to the counter FIRST and the reservation released SECOND, so at every instant
+ * spent + reserved covers what was spent — concurrent requests can never push spending past the limit. A request
+ * that dies holding a reservation leaves it to expire (`reservation_ttl_ms`).
+ *
+ * Seeding: the counter is created on first use in a window from the store (the generations of the window, plus this
+ * process's unflushed ledger), with set-if-absent so racing processes agree, and with a TTL a day past the window's
+ * end. Every reservation checks, in the same round trip, that the counter exists, and a commit increments only an
+ * existing counter: if the kv lost it (Redis restarted without persistence), the next reservation re-seeds it from
+ * the store, which by then includes every flushed cost, instead of restarting from zero.
+ */
+import type { Logger } from "pino";
+import type { UsageLedger } from "../accounting/ledger.ts";
+import type { LimitsConfig } from "../config/routing-limits.ts";
+import type { Clock } from "../deps.ts";
+import type { Kv } from "../kv/kv.ts";
+import type { ApiKeyRecord, Store } from "../store/types.ts";
+import { windowOf, type CreditWindow } from "./windows.ts";
+
+/** A granted reservation; accounting settles it exactly once. */
+export interface CreditHold {
+  readonly amount: number;
+  /** Adds the actual cost to the window, then releases the reservation. */
+  commit(cost: number): Promise<void>;
+  /** Releases without spending; a no-op once committed. */
+  release(): Promise<void>;
+}
+
+export type ReserveResult = { granted: true; hold: CreditHold } | { granted: false; remaining: number };
+
+const DAY_MS = 86_400_000;
+/** The lifetime window's counter is refreshed on every commit and re-seeded after a month of silence. */
+const LIFETIME_TTL_MS = 30 * DAY_MS;
+
+export class CreditLedger {
+  constructor(
+    private readonly kv: Kv,
+    private readonly store: Pick<Store, "keys" | "generations">,
+    private readonly ledger: Pick<UsageLedger, "pendingUsage">,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly settings: LimitsConfig,
+  ) {}
+
+  /**
+   * Reserves `amount` USD for request `id` against the key's limit. Rejects when the kv is unreachable.
+   * The counter's existence is read in the same round trip as the reservation (two commands sent back to back on
+   * one connection run in order); when it is missing, the reservation — made against zero — is undone, the counter
+   * seeded from the store, and the reservation made again.
+   */
+  async reserve(record: ApiKeyRecord & { limit: number }, amount: number, id: string): Promise<ReserveResult> {
+    const now = this.clock.now();
+    const window = windowOf(record.limitReset, now);
+    const keys = keysOf(record.hash, window);
+    const ttl = this.settings.reservationTtlMs;
+    let [spent, granted] = await Promise.all([this.kv.get(keys.spent), this.kv.reserve(keys.held, keys.spent, id, amount, record.limit, ttl)]);
+    if (spent === null) {
+      if (granted) await this.kv.release(keys.held, id);
+      spent = String(await this.storeSpent(record, window));
+      await this.kv.setIfAbsent(keys.spent, spent, ttlOf(window, now));
+      [spent, granted] = await Promise.all([this.kv.get(keys.spent), this.kv.reserve(keys.held, keys.spent, id, amount, record.limit, ttl)]);
+    }
+    if (!granted) return { granted: false, remaining: Math.max(0, record.limit - Number(spent ?? 0)) };
+    return { granted: true, hold: this.hold(keys, window, id, amount) };
+  }
+
+  /** USD spent by the key in its current window: the kv counter when there is one, else the store. */
+  async spentInWindow(record: ApiKeyRecord): Promise<number> {
+    const window = windowOf(record.limitReset, this.clock.now());
+    try {
+      const value = await this.kv.get(keysOf(record.hash, window).spent);
+      if (value !== null) return Number(value);
+    } catch (err) {
+      this.logger.warn({ err }, "limits: credit counter unreadable; reporting spending from the store");
+    }
+    return this.storeSpent(record, window);
+  }
+
+  private hold(keys: { spent: string; held: string }, window: CreditWindow, id: string, amount: number): CreditHold {
+    let settled = false;
+    const ttl = () => ttlOf(window, this.clock.now());
+    return {
+      amount,
+      commit: async (cost) => {
+        if (settled) return;
+        settled = true;
+        try {
+          // Only into an existing counter: a lost one is re-seeded from the store, which then includes this cost.
+          if (cost > 0 && (await this.kv.get(keys.spent)) !== null) await this.kv.incrBy(keys.spent, cost, ttl());
+        } finally {
+          await this.kv.release(keys.held, id);
+        }
+      },
+      release: async () => {
+        if (settled) return;
+        settled = true;
+        await this.kv.release(keys.held, id);
+      },
+    };
+  }
+
+  /** What the store knows the key spent in the window, plus this process's not yet flushed spending. */
+  private async storeSpent(record: ApiKeyRecord, window: CreditWindow): Promise<number> {
+    const pending = this.ledger.pendingUsage(record.hash);
+    if (window.end === null) {
+      const fresh = await this.store.keys.findByHash(record.hash);
+      return (fresh ?? record).usage + pending;
+    }
+    return (await this.store.generations.costSince(record.hash, window.start)) + pending;
+  }
+}
+
+function keysOf(hash: string, window: CreditWindow): { spent: string; held: string } {
+  return { spent: `gw:credits:spent:${hash}:${window.id}`, held: `gw:credits:held:${hash}:${window.id}` };
+}
+
+/** Counters outlive their window by a day, so a request straddling midnight still commits into its own window. */
+function ttlOf(window: CreditWindow, now: number): number {
+  return window.end === null ? LIFETIME_TTL_MS : Math.max(1, window.end - now + DAY_MS);
+}

@@ -1,0 +1,120 @@
+/**
+ * One upstream attempt against one endpoint, bounded in time. Non-streamed: the whole call must finish within
+ * `requestTimeoutMs`. Streamed: the adapter's stream is read until its first output event (text, reasoning, a tool
+ * call, usage or finish) within `firstByteTimeoutMs`; only then is it handed on. So an upstream that accepts the
+ * request and then hangs, cuts the stream or reports an error before producing anything is still a failed
+ * attempt — routing may retry or fall back, and the client never saw a byte (reference b10: errors before the first
+ * token are a normal HTTP error). A timeout aborts the upstream request and fails with 408 `timeout`, retryable.
+ */
+import { GatewayError } from "../../errors.ts";
+import type { StreamEvent } from "../../model/events.ts";
+import type { CanonicalRequest } from "../../model/request.ts";
+import type { CanonicalResponse } from "../../model/response.ts";
+import type { ProviderCall } from "../../registry/provider.ts";
+import type { Endpoint } from "../../routing/catalog.ts";
+import { watch } from "../../routing/watchdog.ts";
+import type { RequestContext } from "../context.ts";
+
+/** A stream that produced its first output, with what was read so far and the live remainder. */
+export interface OpenedStream {
+  buffered: StreamEvent[];
+  rest: AsyncIterator<StreamEvent>;
+  /** Aborts the upstream request (idle timeout, or the client's side is done). */
+  abort(reason: GatewayError): void;
+  /** The attempt's start and its first output, `performance.now()` ms, for latency statistics. */
+  startedAt: number;
+  firstOutputAt: number;
+}
+
+export type AttemptOutcome = { kind: "response"; response: CanonicalResponse; startedAt: number } | { kind: "stream"; stream: OpenedStream };
+
+/** Options of one attempt. */
+export interface AttemptOptions {
+  request: CanonicalRequest;
+  timeoutMs: number;
+  /** Receives the exact upstream body (`debug.echo_upstream_body`). */
+  onUpstreamBody?: (body: unknown) => void;
+}
+
+/** Runs one attempt; throws the attempt's GatewayError (or the adapter's bug) when it fails. */
+export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, options: AttemptOptions): Promise<AttemptOutcome> {
+  // The attempt's own signal: aborted by its timeouts, and by the client (forwarded by hand: cheaper than
+  // AbortSignal.any, and the listener dies with the request's signal).
+  const controller = new AbortController();
+  if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
+  else ctx.signal.addEventListener("abort", () => controller.abort(ctx.signal.reason), { once: true });
+  const call: ProviderCall = {
+    request: options.request,
+    target: endpoint.target,
+    signal: controller.signal,
+    helpers: ctx.deps.helpers,
+    ...(options.onUpstreamBody ? { onUpstreamBody: options.onUpstreamBody } : {}),
+  };
+  const startedAt = performance.now();
+  const stream = options.request.stream;
+  let expire!: (error: GatewayError) => void;
+  const expired = new Promise<never>((_, reject) => (expire = reject));
+  expired.catch(() => undefined);
+  const timer = watch(options.timeoutMs, () => {
+    // Built only when it fires: an Error captures a stack, too costly to make for every attempt.
+    const timeout = timeoutError(stream, options.timeoutMs);
+    controller.abort(timeout);
+    expire(timeout);
+  });
+  try {
+    if (!stream) {
+      const response = await Promise.race([endpoint.adapter.generate(call), expired]);
+      return { kind: "response", response, startedAt };
+    }
+    const events = await Promise.race([endpoint.adapter.stream(call), expired]);
+    const iterator = events[Symbol.asyncIterator]();
+    try {
+      const opened = await Promise.race([firstOutput(iterator), expired]);
+      return {
+        kind: "stream",
+        stream: { buffered: opened.buffered, rest: iterator, abort: (reason) => controller.abort(reason), startedAt, firstOutputAt: opened.at },
+      };
+    } catch (error) {
+      // Whatever the reason (timeout, an error before output), the upstream stream is abandoned: release it.
+      controller.abort(error);
+      void iterator.return?.()?.catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    timer.cancel();
+  }
+}
+
+/** The 408 of an attempt that produced nothing in time: retryable, the next endpoint may answer. */
+function timeoutError(stream: boolean, ms: number): GatewayError {
+  const message = stream ? `Upstream sent no output within ${ms} ms` : `Upstream did not answer within ${ms} ms`;
+  return new GatewayError("timeout", message, { status: 408, retryable: true, metadata: { provider_code: stream ? "first_byte_timeout" : "request_timeout" } });
+}
+
+/** Reads until the first event the client would see as output; an `error` before it fails the attempt. */
+async function firstOutput(iterator: AsyncIterator<StreamEvent>): Promise<{ buffered: StreamEvent[]; at: number }> {
+  const buffered: StreamEvent[] = [];
+  for (;;) {
+    const { value, done } = await iterator.next();
+    if (done) return { buffered, at: performance.now() };
+    if (value.type === "error") throw value.error;
+    buffered.push(value);
+    if (isOutput(value)) return { buffered, at: performance.now() };
+  }
+}
+
+/** Events that carry something for the client (as opposed to `start`, part starts and debug echoes). */
+export function isOutput(event: StreamEvent): boolean {
+  switch (event.type) {
+    case "text-delta":
+    case "reasoning-delta":
+    case "tool-call-start":
+    case "tool-call-delta":
+    case "refusal-delta":
+    case "usage":
+    case "finish":
+      return true;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,17 @@
+/** Error logging for a dependency that may fail on every request: one line per interval, with the count skipped. */
+import type { Logger } from "pino";
+
+/** Returns a logger function that writes at most once per `intervalMs` per message. */
+export function throttledError(logger: Logger, intervalMs = 10_000): (err: unknown, message: string) => void {
+  const last = new Map<string, { at: number; skipped: number }>();
+  return (err, message) => {
+    const now = Date.now();
+    const seen = last.get(message);
+    if (seen && now - seen.at < intervalMs) {
+      seen.skipped++;
+      return;
+    }
+    logger.error({ err, skipped: seen?.skipped ?? 0 }, message);
+    last.set(message, { at: now, skipped: 0 });
+  };
+}
