@@ -93,16 +93,38 @@ for (const format of FORMATS) {
         expect(seen.error?.type).toBe("provider_unavailable");
       });
 
-      // Spec "Messages request": fallbacks are tried "if the primary fails or refuses". The pipeline falls back only
-      // on failures (a thrown, retryable upstream error); a refusal is a successful 200 with stop_reason `refusal`
-      // (finish `refusal` / `content_filter`) and is returned as is. Owned by the pipeline rewrite (core/pipeline).
-      test.todo("primary refuses (stop_reason refusal / content_filter): the next fallback is tried", async () => {
-        c.fake.enqueue(replyOf("anthropic", "refusal", stream), replyOf("gemini", "text", stream));
-        const seen = await send(c.gw, format, withFallbacks(format, "anthropic", ["gemini"], stream), { metadata: true });
-        expect(calledAdapters()).toEqual(["anthropic", "gemini"]);
-        expect(seen.finish).toBe("stop");
-        expect(seen.model).toBe(MODEL.gemini);
-      });
+      // Spec "Messages request": fallbacks are tried "if the primary fails or refuses". A refusal is a 200 with
+      // stop_reason `refusal`; it moves on to the next model while the client has seen nothing of it: always for a
+      // whole result, and for a stream only when the refusal comes before any content (bytes already relayed cannot
+      // be taken back, so such a refusal reaches the client as is).
+      if (!stream) {
+        test("primary refuses (stop_reason refusal): the next fallback is tried", async () => {
+          c.fake.enqueue(replyOf("anthropic", "refusal", stream), replyOf("gemini", "text", stream));
+          const seen = await send(c.gw, format, withFallbacks(format, "anthropic", ["gemini"], stream), { metadata: true });
+          expect(calledAdapters()).toEqual(["anthropic", "gemini"]);
+          expect(seen.finish).toBe("stop");
+          expect(seen.model).toBe(MODEL.gemini);
+          expect((seen.metadata as Json).attempt).toBe(2);
+          expect((seen.metadata as Json).strategy).toBe("fallback");
+        });
+
+        test("a refusal with no other model left is returned as is", async () => {
+          c.fake.enqueue(replyOf("anthropic", "refusal", stream));
+          const seen = await send(c.gw, format, withFallbacks(format, "anthropic", [], stream));
+          expect(calledAdapters()).toEqual(["anthropic"]);
+          expect(seen.status).toBe(200);
+          expect(seen.model).toBe(MODEL.anthropic);
+        });
+      } else {
+        test("a streamed refusal that already sent text reaches the client as is (never a second upstream call)", async () => {
+          c.fake.enqueue(replyOf("anthropic", "refusal", stream), replyOf("gemini", "text", stream));
+          const seen = await send(c.gw, format, withFallbacks(format, "anthropic", ["gemini"], stream));
+          expect(calledAdapters()).toEqual(["anthropic"]);
+          expect(seen.status).toBe(200);
+          expect(seen.model).toBe(MODEL.anthropic);
+          expect(c.fake.pending()).toBe(1);
+        });
+      }
     });
   }
 

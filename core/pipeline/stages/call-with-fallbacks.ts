@@ -45,6 +45,15 @@ export const callWithFallbacksStage: Stage = {
       const result = await tryEndpoint(ctx, endpoint, tier, settings, failures);
       if (result === "stop") break;
       if (result === "next") continue;
+      // Spec "Messages request": fallback models are tried when the primary fails *or refuses*. A refusal known
+      // before anything reached the client moves on to the next model (other providers of the same model would
+      // most likely refuse too); with no other model left it is returned as is.
+      const nextModel = candidates.findIndex((c, i) => i > index && c.model.id !== endpoint.model.id);
+      if (nextModel !== -1 && refused(result.outcome)) {
+        recordRefusal(ctx, endpoint, result.outcome, failures);
+        index = nextModel - 1;
+        continue;
+      }
       ctx.served = endpoint;
       ctx.log.provider = endpoint.provider.id;
       hand(ctx, endpoint, tier, result.outcome, result.upstreamBody);
@@ -55,6 +64,31 @@ export const callWithFallbacksStage: Stage = {
     throw finalError(ctx, failures);
   },
 };
+
+/** A refusal the client has not seen yet: a whole result that refused, or a stream whose first output is one. */
+function refused(outcome: AttemptOutcome): boolean {
+  if (outcome.kind === "response") return isRefusal(outcome.response.finish.reason);
+  return outcome.stream.buffered.some((e) => e.type === "refusal-delta" || (e.type === "finish" && isRefusal(e.finish.reason)));
+}
+
+function isRefusal(reason: string): boolean {
+  return reason === "refusal" || reason === "content_filter";
+}
+
+/** Records the refused attempt (for `service_metadata` and billing) and releases a refused stream upstream. */
+function recordRefusal(ctx: RequestContext, endpoint: Endpoint, outcome: AttemptOutcome, failures: Failure[]): void {
+  const attempt = ctx.attempts.at(-1);
+  const error = new GatewayError("refusal", `${endpoint.model.id} refused the request`, { status: 400, metadata: { provider_name: endpoint.provider.id } });
+  if (attempt) {
+    attempt.errorType = "refusal";
+    failures.push({ attempt, error });
+  }
+  if (outcome.kind === "stream") {
+    outcome.stream.abort(error);
+    void outcome.stream.rest.return?.()?.catch(() => undefined);
+  }
+  ctx.deps.logger.debug({ id: ctx.generationId, model: endpoint.model.id, provider: endpoint.provider.id }, "routing: refusal, trying the next fallback model");
+}
 
 /** Attempts one endpoint, retrying it while the failure is transient and the deadline allows. */
 async function tryEndpoint(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined, settings: RoutingConfig, failures: Failure[]): Promise<EndpointResult> {

@@ -380,3 +380,44 @@ describe("streamed", () => {
     expect(out.map((e) => e.type)).toEqual(textStream.map((e) => e.type));
   });
 });
+
+describe("refusals", () => {
+  const refusalStream = (): Promise<EventStream> =>
+    Promise.resolve(
+      replay<StreamEvent>([
+        { type: "start", id: "u1", model: "a", provider: "p0", created: 1 },
+        { type: "refusal-delta", id: "r1", delta: "I can't help with that." },
+        { type: "finish", finish: { reason: "refusal", raw: "refusal" } },
+      ]),
+    );
+
+  test("a whole result that refused moves on to the next model", async () => {
+    const first = fakeAdapter({ generate: () => Promise.resolve(response({ finish: { reason: "refusal", raw: "refusal" } })) });
+    const second = fakeAdapter();
+    const ctx = setup([first, second]);
+    await callWithFallbacksStage.run(ctx, stubNext());
+    expect(first.calls.length).toBe(1);
+    expect(second.calls.length).toBe(1);
+    expect(ctx.served?.model.id).toBe("acme/b");
+    expect(ctx.attempts.map((a) => a.errorType ?? null)).toEqual(["refusal", null]);
+  });
+
+  test("a stream whose first output is a refusal moves on before the client sees a byte", async () => {
+    const first = fakeAdapter({ stream: refusalStream });
+    const second = fakeAdapter({ stream: () => Promise.resolve(replay<StreamEvent>([{ type: "text-delta", id: "t", delta: "hi" }, { type: "finish", finish: { reason: "stop" } }])) });
+    const ctx = setup([first, second], true);
+    await callWithFallbacksStage.run(ctx, stubNext());
+    expect(second.calls.length).toBe(1);
+    const events = ctx.outcome?.kind === "stream" ? await drain(ctx.outcome.events) : [];
+    expect(events.some((e) => e.type === "refusal-delta")).toBe(false);
+    expect(events.some((e) => e.type === "text-delta")).toBe(true);
+  });
+
+  test("with no other model left, a refusal is returned as is", async () => {
+    const refusing = fakeAdapter({ generate: () => Promise.resolve(response({ finish: { reason: "content_filter" } })) });
+    const ctx = setup([refusing]);
+    await callWithFallbacksStage.run(ctx, stubNext());
+    expect(ctx.served?.model.id).toBe("acme/a");
+    expect(ctx.outcome?.kind === "response" && ctx.outcome.response.finish.reason).toBe("content_filter");
+  });
+});
