@@ -135,11 +135,9 @@ describe("ping keep-alives while the upstream is slow (server.keep_alive_ms = 10
     expect(seen.ended).toBe(true);
   });
 
-  // The routing rewrite holds the HTTP response until the upstream's first output event (so a failure before it can
-  // still fall back). While a slow upstream thinks before its first token, the client therefore gets no headers
-  // and no keep-alives at all (Anthropic upstreams are unaffected: their message_start already counts). Owned by
-  // core/pipeline; un-todo once the pipeline starts the SSE response (or keeps the connection alive) while waiting.
-  test.todo("chat over a chat-completions upstream: keep-alives while waiting for the first output token", async () => {
+  // While a slow upstream thinks before its first token, the client gets its headers after keep_alive_ms and
+  // keep-alive comments from then on; fallbacks stay possible until content is sent.
+  test("chat over a chat-completions upstream: keep-alives while waiting for the first output token", async () => {
     c.fake.enqueue(slow("openai", false));
     const seen = await send(c.gw, "chat", { model: MODEL.openai, turns: [{ role: "user", text: QUESTION }], stream: true });
     expect(seen.frames.filter((f) => f.comment === "SERVICE PROCESSING").length).toBeGreaterThanOrEqual(2);

@@ -14,7 +14,8 @@ import { sleep } from "../../routing/backoff.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { profileOf } from "../../routing/profile.ts";
 import { pinProvider } from "../../routing/sticky.ts";
-import type { Attempt, RequestContext } from "../context.ts";
+import type { EventStream } from "../../model/events.ts";
+import type { Attempt, Outcome, RequestContext } from "../context.ts";
 import type { Stage } from "../stage.ts";
 import { attemptOnce, type AttemptOutcome } from "../upstream/attempt.ts";
 import { relay } from "../upstream/relay.ts";
@@ -28,42 +29,80 @@ type EndpointResult = { outcome: AttemptOutcome; upstreamBody: (() => unknown) |
 export const callWithFallbacksStage: Stage = {
   name: "call-with-fallbacks",
   async run(ctx, next) {
-    const settings = routingOf(ctx.deps.config);
-    const { health } = ctx.deps.routing;
-    const failures: Failure[] = [];
-    const candidates = ctx.candidates;
-    for (let index = 0; index < candidates.length; index++) {
-      const endpoint = candidates[index]!;
-      const key = profileOf(endpoint).key;
-      const state = health.stateOf(key);
-      const last = index === candidates.length - 1;
-      // Opened during this walk (routing put endpoints that were already open last, as a last resort).
-      if (state === "open" && !last && !ctx.route?.cooling.has(endpoint)) continue;
-      // Half-open: one request at a time probes it; the others try elsewhere while they can.
-      if (state === "half-open" && !last && !(await health.acquireProbe(key, settings.firstByteTimeoutMs))) continue;
-      const tier = ctx.route?.tiers.get(endpoint);
-      const result = await tryEndpoint(ctx, endpoint, tier, settings, failures);
-      if (result === "stop") break;
-      if (result === "next") continue;
-      // Spec "Messages request": fallback models are tried when the primary fails *or refuses*. A refusal known
-      // before anything reached the client moves on to the next model (other providers of the same model would
-      // most likely refuse too); with no other model left it is returned as is.
-      const nextModel = candidates.findIndex((c, i) => i > index && c.model.id !== endpoint.model.id);
-      if (nextModel !== -1 && refused(result.outcome)) {
-        recordRefusal(ctx, endpoint, result.outcome, failures);
-        index = nextModel - 1;
-        continue;
-      }
-      ctx.served = endpoint;
-      ctx.log.provider = endpoint.provider.id;
-      hand(ctx, endpoint, tier, result.outcome, result.upstreamBody);
-      // Outside every try: a failure of a later stage is not an upstream failure and must never trigger a fallback.
-      await next();
-      return;
+    const walking = walk(ctx);
+    if (!ctx.request.stream) {
+      ctx.outcome = await walking;
+    } else {
+      // A stream waits for its first output with full fallback and a normal error status — but only up to the
+      // keep-alive interval. After that the 200 and SSE headers go out so the client gets keep-alive frames while
+      // the walk (fallbacks included: no content has been sent) goes on; a final failure then arrives in-band.
+      // Marked handled: when the walk outlives this race its failure is delivered by `deferred`, not here.
+      walking.catch(() => undefined);
+      const commit = delay(ctx.deps.config.keepAliveMs, ctx.signal);
+      const first = await Promise.race([walking.then((outcome) => ({ outcome })), commit.promise]).finally(commit.cancel);
+      ctx.outcome = first ? first.outcome : { kind: "stream", events: deferred(walking) };
     }
-    throw finalError(ctx, failures);
+    // Outside every try: a failure of a later stage is not an upstream failure and must never trigger a fallback.
+    await next();
   },
 };
+
+/** Tries the candidates in order; resolves with the outcome to hand on, or rejects with the final error. */
+async function walk(ctx: RequestContext): Promise<Outcome> {
+  const settings = routingOf(ctx.deps.config);
+  const { health } = ctx.deps.routing;
+  const failures: Failure[] = [];
+  const candidates = ctx.candidates;
+  for (let index = 0; index < candidates.length; index++) {
+    const endpoint = candidates[index]!;
+    const key = profileOf(endpoint).key;
+    const state = health.stateOf(key);
+    const last = index === candidates.length - 1;
+    // Opened during this walk (routing put endpoints that were already open last, as a last resort).
+    if (state === "open" && !last && !ctx.route?.cooling.has(endpoint)) continue;
+    // Half-open: one request at a time probes it; the others try elsewhere while they can.
+    if (state === "half-open" && !last && !(await health.acquireProbe(key, settings.firstByteTimeoutMs))) continue;
+    const tier = ctx.route?.tiers.get(endpoint);
+    const result = await tryEndpoint(ctx, endpoint, tier, settings, failures);
+    if (result === "stop") break;
+    if (result === "next") continue;
+    // Spec "Messages request": fallback models are tried when the primary fails *or refuses*. A refusal known
+    // before anything reached the client moves on to the next model (other providers of the same model would
+    // most likely refuse too); with no other model left it is returned as is.
+    const nextModel = candidates.findIndex((c, i) => i > index && c.model.id !== endpoint.model.id);
+    if (nextModel !== -1 && refused(result.outcome)) {
+      recordRefusal(ctx, endpoint, result.outcome, failures);
+      index = nextModel - 1;
+      continue;
+    }
+    ctx.served = endpoint;
+    ctx.log.provider = endpoint.provider.id;
+    return hand(ctx, endpoint, tier, result.outcome, result.upstreamBody);
+  }
+  throw finalError(ctx, failures);
+}
+
+/** Resolves undefined after `ms` (or when the client goes away): the keep-alive commit point of a stream. */
+function delay(ms: number, signal: AbortSignal): { promise: Promise<undefined>; cancel(): void } {
+  let timer: Timer | undefined;
+  const promise = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => resolve(undefined), { once: true });
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** The events of a walk still in progress; its failure becomes the stream's in-band terminal error. */
+async function* deferred(walking: Promise<Outcome>): EventStream {
+  let outcome: Outcome;
+  try {
+    outcome = await walking;
+  } catch (thrown) {
+    yield { type: "error", error: toGatewayError(thrown) };
+    return;
+  }
+  if (outcome.kind === "stream") yield* outcome.events;
+}
 
 /** A refusal the client has not seen yet: a whole result that refused, or a stream whose first output is one. */
 function refused(outcome: AttemptOutcome): boolean {
@@ -139,8 +178,8 @@ function requestFor(request: CanonicalRequest, tier: string | undefined): Canoni
   return { ...request, serviceTier: tier as CanonicalRequest["serviceTier"] };
 }
 
-/** Sets the outcome the client gets and wires health, statistics and stickiness to how it went. */
-function hand(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined, outcome: AttemptOutcome, upstreamBody: (() => unknown) | undefined): void {
+/** The outcome the client gets, with health, statistics and stickiness wired to how it goes. */
+function hand(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined, outcome: AttemptOutcome, upstreamBody: (() => unknown) | undefined): Outcome {
   const { health, stats } = ctx.deps.routing;
   const key = profileOf(endpoint).key;
   const reportTier = ctx.request.serviceTier !== undefined ? tier : undefined;
@@ -150,11 +189,10 @@ function hand(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined,
     health.recordSuccess(key);
     stats.recordLatency(key, seconds);
     if (seconds > 0.001) stats.recordThroughput(key, outcome.response.usage.output.total / seconds);
-    ctx.outcome = { kind: "response", response: stamp(ctx, endpoint, outcome.response, reportTier) };
-    return;
+    return { kind: "response", response: stamp(ctx, endpoint, outcome.response, reportTier) };
   }
   const opened = outcome.stream;
-  ctx.outcome = {
+  return {
     kind: "stream",
     events: relay(opened, {
       idleTimeoutMs: routingOf(ctx.deps.config).idleTimeoutMs,
