@@ -111,8 +111,16 @@ export function usageOf(usage: Usage, cost: Cost | undefined, upstreamTier?: str
     service_tier: serviceTierOf(upstreamTier),
     inference_geo: null,
   };
-  if (cost !== undefined) out.cost = cost.total;
+  if (cost !== undefined) Object.assign(out, costFields(cost));
   return out;
+}
+
+/** `cost` and `cost_details` (issue 5: in every format's result), named as in the Responses usage object. */
+function costFields(cost: Cost): { cost: number; cost_details: Record<string, number | null> } {
+  return {
+    cost: cost.total,
+    cost_details: { upstream_inference_cost: cost.upstream, upstream_inference_input_cost: cost.input, upstream_inference_output_cost: cost.output },
+  };
 }
 
 /** `message_delta.usage`: cumulative totals (Anthropic's SDK overwrites its snapshot with these). */
@@ -125,7 +133,7 @@ export function deltaUsageOf(usage: Usage, cost: Cost | undefined): Record<strin
     output_tokens_details: usage.output.reasoning > 0 ? { thinking_tokens: usage.output.reasoning } : null,
     server_tool_use: serverToolUseOf(usage),
   };
-  if (cost !== undefined) out.cost = cost.total;
+  if (cost !== undefined) Object.assign(out, costFields(cost));
   return out;
 }
 
