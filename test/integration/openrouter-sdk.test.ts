@@ -17,13 +17,13 @@ test("create a preset from a chat body, read it and its versions, and use it for
   const preset = created.data;
   expect(preset.slug).toBe(slug);
   expect(preset.status).toBe("active");
-  expect(preset.designatedVersion.version).toBe(1);
-  expect(preset.designatedVersion.config).toMatchObject({ model: "simulator/small", temperature: 0.4 });
-  expect(preset.designatedVersion.systemPrompt).toBe("Answer in French.");
+  expect(preset.designatedVersion!.version).toBe(1);
+  expect(preset.designatedVersion!.config).toMatchObject({ model: "simulator/small", temperature: 0.4 });
+  expect(preset.designatedVersion!.systemPrompt).toBe("Answer in French.");
 
   await admin.presets.createPresetsChatCompletions({ slug, chatRequest: { model: "simulator/large", messages: [{ role: "user", content: "x" }] } });
   const read = await admin.presets.get({ slug });
-  expect(read.data.designatedVersion.version).toBe(2);
+  expect(read.data.designatedVersion!.version).toBe(2);
   const v1 = await admin.presets.getVersion({ slug, version: "1" });
   expect(v1.data.config).toMatchObject({ model: "simulator/small" });
 
