@@ -25,10 +25,11 @@ test("create a preset from a chat body, read it and its versions, and use it for
   const read = await admin.presets.get({ slug });
   expect(read.data.designatedVersion!.version).toBe(2);
   const v1 = await admin.presets.getVersion({ slug, version: "1" });
-  expect(v1.data.config).toMatchObject({ model: "simulator/small" });
+  expect(v1.data!.config).toMatchObject({ model: "simulator/small" });
 
   const user = new OpenRouter({ apiKey: gw.inferenceKey, serverURL: gw.baseUrl });
   const reply = await user.chat.send({ chatRequest: { model: `@preset/${slug}`, messages: [{ role: "user", content: "hello" }], stream: false } });
+  if (!("choices" in reply)) throw new Error("expected a non-streamed chat result");
   expect(reply.model).toBe("simulator/large");
   expect(reply.choices[0]!.message.content).toBeTruthy();
 });
