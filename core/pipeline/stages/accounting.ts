@@ -10,6 +10,7 @@ import type { FinishReason } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import type { RequestContext } from "../context.ts";
 import type { Stage } from "../stage.ts";
+import { observe, type StreamObserver } from "../upstream/relay.ts";
 
 export const accountingStage: Stage = {
   name: "accounting",
@@ -34,7 +35,9 @@ export const accountingStage: Stage = {
       if (response.error) ctx.log.error_type = response.error.type;
       settle(ctx, response.usage, cost, response.finish.raw ?? response.finish.reason, response.error?.status ?? 200);
     } else {
-      ctx.outcome = { kind: "stream", events: meter(ctx, outcome.events) };
+      // The relay runs the meter in its own loop when it can; a stream wrapped by a plugin is metered by a wrapper.
+      const observer = new Meter(ctx);
+      if (!observe(outcome.events, observer)) ctx.outcome = { kind: "stream", events: meter(observer, outcome.events) };
     }
   },
 };
@@ -45,43 +48,61 @@ function priceFor(ctx: RequestContext, usage: Usage, finish: FinishReason): Cost
   return costOf(usage, pricing, finish === "error");
 }
 
-/** Wraps a stream: attaches cost to usage events and settles once when the stream ends, however it ends. */
-async function* meter(ctx: RequestContext, events: EventStream): EventStream {
-  let usage = emptyUsage();
-  let finish: FinishReason | undefined;
-  let rawFinish: string | undefined;
-  let status = 200;
-  try {
-    for await (const event of events) {
-      if (ctx.firstTokenMs === undefined && isOutput(event)) ctx.firstTokenMs = ctx.deps.clock.now() - ctx.startedAt;
-      if (event.type === "usage") {
-        usage = event.usage;
-        yield { ...event, cost: priceFor(ctx, usage, finish ?? "stop") };
-        continue;
-      }
-      if (event.type === "finish") {
-        finish = event.finish.reason;
-        rawFinish = event.finish.raw ?? event.finish.reason;
-      }
-      if (event.type === "error") {
-        finish = "error";
-        rawFinish = "error";
-        status = event.error.status;
+/** Attaches cost to usage events and settles once when the stream ends, however it ends. */
+class Meter implements StreamObserver {
+  private usage = emptyUsage();
+  private finish: FinishReason | undefined;
+  private rawFinish: string | undefined;
+  private status = 200;
+
+  constructor(private readonly ctx: RequestContext) {}
+
+  event(event: StreamEvent): StreamEvent {
+    const ctx = this.ctx;
+    if (ctx.firstTokenMs === undefined && isOutput(event)) ctx.firstTokenMs = ctx.deps.clock.now() - ctx.startedAt;
+    switch (event.type) {
+      case "usage":
+        this.usage = event.usage;
+        return { ...event, cost: priceFor(ctx, event.usage, this.finish ?? "stop") };
+      case "finish":
+        this.finish = event.finish.reason;
+        this.rawFinish = event.finish.raw ?? event.finish.reason;
+        return event;
+      case "error":
+        this.finish = "error";
+        this.rawFinish = "error";
+        this.status = event.error.status;
         ctx.log.error_type = event.error.type;
-      }
-      yield event;
+        return event;
+      default:
+        return event;
     }
-  } catch (thrown) {
-    // A source that throws (rather than sending an `error` event) still failed: record it as such.
+  }
+
+  /** A source that throws (rather than sending an `error` event) still failed: record it as such. */
+  fail(thrown: unknown): void {
     const failure = toGatewayError(thrown);
-    finish = "error";
-    rawFinish = "error";
-    status = failure.status;
-    ctx.log.error_type = failure.type;
+    this.finish = "error";
+    this.rawFinish = "error";
+    this.status = failure.status;
+    this.ctx.log.error_type = failure.type;
+  }
+
+  /** Also runs when the client disconnects mid-stream: what the upstream produced so far is still billed. */
+  end(): void {
+    settle(this.ctx, this.usage, priceFor(this.ctx, this.usage, this.finish ?? "error"), this.rawFinish ?? "aborted", this.status);
+  }
+}
+
+/** The meter as a wrapper, for a stream that is not a bare relay (a plugin's stream hook, a deferred walk). */
+async function* meter(observer: Meter, events: EventStream): EventStream {
+  try {
+    for await (const event of events) yield observer.event(event);
+  } catch (thrown) {
+    observer.fail(thrown);
     throw thrown;
   } finally {
-    // Also runs when the client disconnects mid-stream: what the upstream produced so far is still billed.
-    settle(ctx, usage, priceFor(ctx, usage, finish ?? "error"), rawFinish ?? "aborted", status);
+    observer.end();
   }
 }
 

@@ -29,8 +29,57 @@ export interface RelayOptions {
   upstreamBody?: () => unknown;
 }
 
+/**
+ * A synchronous per-event hook run inside the relay's own loop (one async generator per stream instead of one per
+ * stage that needs to see the events). `event` may return a replacement; `fail` sees a thrown upstream failure
+ * before it propagates; `end` runs exactly once when the relay finishes for any reason (done, error, client gone).
+ */
+export interface StreamObserver {
+  event(event: StreamEvent): StreamEvent;
+  fail(thrown: unknown): void;
+  end(): void;
+}
+
+interface Observers {
+  list: StreamObserver[];
+  started: boolean;
+}
+
+const observersOf = new WeakMap<object, Observers>();
+
+/**
+ * Attaches an observer to a relay stream that has not been read yet; false when `events` is something else (a
+ * plugin's wrapper, a deferred walk) or already started: the caller then wraps the stream as before.
+ */
+export function observe(events: EventStream, observer: StreamObserver): boolean {
+  const observers = observersOf.get(events);
+  if (!observers || observers.started) return false;
+  observers.list.push(observer);
+  return true;
+}
+
 /** The client-facing event stream of an opened upstream stream. */
-export async function* relay(opened: OpenedStream, options: RelayOptions): EventStream {
+export function relay(opened: OpenedStream, options: RelayOptions): EventStream {
+  const observers: Observers = { list: [], started: false };
+  const stream = relayEvents(opened, options, observers);
+  observersOf.set(stream, observers);
+  return stream;
+}
+
+async function* relayEvents(opened: OpenedStream, options: RelayOptions, observers: Observers): EventStream {
+  observers.started = true;
+  const list = observers.list;
+  const count = list.length;
+  // Stamps, then lets each observer see (and maybe replace) the event, in the order they were attached.
+  const out = (event: StreamEvent): StreamEvent => {
+    event = options.stamp(event);
+    for (let i = 0; i < count; i++) event = list[i]!.event(event);
+    return event;
+  };
+  const seen = (event: StreamEvent): StreamEvent => {
+    for (let i = 0; i < count; i++) event = list[i]!.event(event);
+    return event;
+  };
   // Built only when the timeout fires (an Error captures a stack: too costly for every stream).
   let idle: GatewayError | undefined;
   // The upstream is aborted with `idle` as the reason; an adapter honouring its signal (the contract) then ends
@@ -44,10 +93,10 @@ export async function* relay(opened: OpenedStream, options: RelayOptions): Event
   let failure: GatewayError | undefined;
   let ended = false;
   try {
-    if (options.upstreamBody) yield { type: "debug", upstreamBody: options.upstreamBody() };
+    if (options.upstreamBody) yield seen({ type: "debug", upstreamBody: options.upstreamBody() });
     for (const event of opened.buffered) {
       if (event.type === "usage") outputTokens = event.usage.output.total;
-      yield options.stamp(event);
+      yield out(event);
     }
     for (;;) {
       timer.touch();
@@ -58,7 +107,7 @@ export async function* relay(opened: OpenedStream, options: RelayOptions): Event
         failure = idle ?? toGatewayError(thrown);
         ended = true;
         if (!idle) throw thrown;
-        yield { type: "error", error: idle };
+        yield seen({ type: "error", error: idle });
         return;
       }
       timer.pause();
@@ -67,7 +116,7 @@ export async function* relay(opened: OpenedStream, options: RelayOptions): Event
         // The upstream stopped because we aborted it: the stream ends with the timeout, not silently.
         failure = idle;
         ended = true;
-        yield { type: "error", error: idle };
+        yield seen({ type: "error", error: idle });
         return;
       }
       const event = step.value;
@@ -75,17 +124,22 @@ export async function* relay(opened: OpenedStream, options: RelayOptions): Event
       else if (event.type === "error") {
         failure = idle ?? event.error;
         ended = true;
-        yield failure === event.error ? options.stamp(event) : { type: "error", error: failure };
+        yield failure === event.error ? out(event) : seen({ type: "error", error: failure });
         return;
       }
-      yield options.stamp(event);
+      yield out(event);
     }
     ended = true;
+  } catch (thrown) {
+    // A source that throws (rather than sending an `error` event) still failed: the observers record it as such.
+    for (let i = 0; i < count; i++) list[i]!.fail(thrown);
+    throw thrown;
   } finally {
     timer.cancel();
     if (ended) options.onEnd({ error: failure, outputTokens, endedAt: performance.now() });
     // The client went away (or a later stage stopped reading): stop the upstream rather than let it run on.
     else void opened.rest.return?.()?.catch(() => undefined);
+    for (let i = 0; i < count; i++) list[i]!.end();
   }
 }
 
