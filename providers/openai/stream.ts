@@ -62,12 +62,14 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
       if (choice === undefined) continue;
       if (choice.delta) {
         const logprobs = choice.logprobs?.content;
-        yield* parts.delta(choice.delta, Array.isArray(logprobs) ? logprobs : undefined);
+        // Plain loops, not `yield*`: that builds an async-from-sync iterator per chunk.
+        const events = parts.delta(choice.delta, Array.isArray(logprobs) ? logprobs : undefined);
+        for (let i = 0; i < events.length; i++) yield events[i]!;
       }
       if (choice.finish_reason) {
         const closing: StreamEvent[] = [];
         parts.close(closing);
-        yield* closing;
+        for (let i = 0; i < closing.length; i++) yield closing[i]!;
         finish = mapFinish(choice.finish_reason, choice.native_finish_reason);
       }
     }
@@ -86,7 +88,7 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
   }
   const closing: StreamEvent[] = [];
   parts.close(closing);
-  yield* closing;
+  for (let i = 0; i < closing.length; i++) yield closing[i]!;
   if (usage !== undefined) yield { type: "usage", usage };
   // [DONE] without any finish_reason: the upstream ended deliberately but did not say why.
   yield { type: "finish", finish: finish ?? { reason: "other" } };
