@@ -16,6 +16,14 @@ interface LiveStream {
 }
 
 const live = new Set<LiveStream>();
+/** Keep-alive frames encoded once per distinct frame text, shared by every stream (not one buffer per stream). */
+const keepAliveBytes = new Map<string, Uint8Array>();
+
+function keepAliveOf(frame: string): Uint8Array {
+  let bytes = keepAliveBytes.get(frame);
+  if (!bytes) keepAliveBytes.set(frame, (bytes = encoder.encode(frame)));
+  return bytes;
+}
 let ticker: ReturnType<typeof setInterval> | undefined;
 let tickerPeriod = 0;
 
@@ -67,7 +75,7 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
         entry = {
           controller,
           lastWrite: performance.now(),
-          keepAlive: encoder.encode(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT),
+          keepAlive: keepAliveOf(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT),
           keepAliveMs: options.keepAliveMs,
         };
         live.add(entry);
