@@ -9,7 +9,10 @@ type ServerTool = Extract<Tool, { kind: "server" }>;
 
 /** Copies the entries whose value is neither undefined nor null, so canonical objects carry no empty keys. */
 export function assignDefined<T extends object>(target: T, values: { [K in keyof T]?: T[K] | null }): T {
-  for (const [key, value] of Object.entries(values)) {
+  // for…in rather than Object.entries: no array of pairs per call (this runs several times per request).
+  const source = values as Record<string, unknown>;
+  for (const key in source) {
+    const value = source[key];
     if (value !== undefined && value !== null) (target as Record<string, unknown>)[key] = value;
   }
   return target;
