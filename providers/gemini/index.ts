@@ -7,7 +7,7 @@ import type { EventStream } from "../../core/model/events.ts";
 import type { CanonicalResponse } from "../../core/model/response.ts";
 import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { postJson, readJson } from "../shared/http.ts";
+import { postJson, readJsonObject, streamBody } from "../shared/http.ts";
 import { parseSse } from "../shared/sse.ts";
 import { mapGeminiError } from "./errors.ts";
 import { geminiOptionsSchema } from "./options.ts";
@@ -24,20 +24,12 @@ async function send(call: ProviderCall, stream: boolean): Promise<Response> {
 }
 
 async function generate(call: ProviderCall): Promise<CanonicalResponse> {
-  const response = await send(call, false);
-  const body = await readJson(call, response);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
-  }
-  return fromGeminiResponse(body as GeminiResponse, call);
+  return fromGeminiResponse(await readJsonObject<GeminiResponse>(call, await send(call, false)), call);
 }
 
 async function stream(call: ProviderCall): Promise<EventStream> {
   const response = await send(call, true);
-  if (response.body === null) {
-    throw call.helpers.error("provider_unavailable", "Upstream provider returned an empty stream", { status: 502, retryable: true });
-  }
-  return geminiStreamToEvents(parseSse(response.body), call);
+  return geminiStreamToEvents(parseSse(streamBody(call, response)), call);
 }
 
 /** The adapter module (to be listed in `providers/index.ts`). */

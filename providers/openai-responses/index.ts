@@ -9,7 +9,7 @@ import type { EventStream } from "../../core/model/events.ts";
 import type { CanonicalResponse } from "../../core/model/response.ts";
 import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { postJson, readJson } from "../shared/http.ts";
+import { bearerHeaders, postJson, readJsonObject, streamBody } from "../shared/http.ts";
 import { eventsFromResponse } from "../shared/replay.ts";
 import { parseSse } from "../shared/sse.ts";
 import { toResponsesBody } from "./request.ts";
@@ -22,18 +22,11 @@ export function responsesUrl(baseUrl: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/responses`;
 }
 
-/** Target headers last, so an operator can override anything (e.g. `api-key` auth for Azure-style servers). */
-function headersFor(call: ProviderCall): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (call.target.apiKey) headers.authorization = `Bearer ${call.target.apiKey}`;
-  return { ...headers, ...call.target.headers };
-}
-
 /** Sends the request; a non-2xx reply is thrown as a mapped GatewayError before anything is returned. */
 async function send(call: ProviderCall, stream: boolean): Promise<Response> {
   const body = toResponsesBody(call.request, call.target, stream);
   call.onUpstreamBody?.(body);
-  return postJson(call, responsesUrl(call.target.baseUrl), body, headersFor(call));
+  return postJson(call, responsesUrl(call.target.baseUrl), body, bearerHeaders(call));
 }
 
 async function generate(call: ProviderCall): Promise<CanonicalResponse> {
@@ -41,24 +34,17 @@ async function generate(call: ProviderCall): Promise<CanonicalResponse> {
 }
 
 async function resultOf(call: ProviderCall, response: Response): Promise<CanonicalResponse> {
-  const body = await readJson(call, response);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
-  }
-  return fromResponsesResult(body as WireResponse, call);
+  return fromResponsesResult(await readJsonObject<WireResponse>(call, response), call);
 }
 
 async function stream(call: ProviderCall): Promise<EventStream> {
   const response = await send(call, true);
-  if (response.body === null) {
-    throw call.helpers.error("provider_unavailable", "Upstream provider returned an empty stream", { status: 502, retryable: true });
-  }
   // Some servers ignore `stream: true` and answer with one JSON result: read it before returning, so a failed
   // result still throws where routing can fall back, and replay a finished one as events.
   if (response.headers.get("content-type")?.includes("application/json")) {
     return eventsFromResponse(await resultOf(call, response));
   }
-  return responsesStreamToEvents(parseSse(response.body), call);
+  return responsesStreamToEvents(parseSse(streamBody(call, response)), call);
 }
 
 /** The adapter takes no options; a typo in the config is rejected at start-up rather than ignored. */

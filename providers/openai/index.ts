@@ -6,7 +6,7 @@ import type { EventStream } from "../../core/model/events.ts";
 import type { CanonicalResponse } from "../../core/model/response.ts";
 import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { postJson, readJson } from "../shared/http.ts";
+import { bearerHeaders, postJson, readJsonObject, streamBody } from "../shared/http.ts";
 import { eventsFromResponse } from "../shared/replay.ts";
 import { parseSse } from "../shared/sse.ts";
 import { openAIOptionsSchema } from "./options.ts";
@@ -20,17 +20,10 @@ export function chatCompletionsUrl(baseUrl: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
 }
 
-/** Target headers last, so an operator can override anything (e.g. `api-key` style auth for Azure-like servers). */
-function headersFor(call: ProviderCall): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (call.target.apiKey) headers.authorization = `Bearer ${call.target.apiKey}`;
-  return { ...headers, ...call.target.headers };
-}
-
 async function send(call: ProviderCall, stream: boolean): Promise<Response> {
   const body = toChatBody(call.request, call.target, stream);
   call.onUpstreamBody?.(body);
-  return postJson(call, chatCompletionsUrl(call.target.baseUrl), body, headersFor(call));
+  return postJson(call, chatCompletionsUrl(call.target.baseUrl), body, bearerHeaders(call));
 }
 
 async function generate(call: ProviderCall): Promise<CanonicalResponse> {
@@ -38,24 +31,17 @@ async function generate(call: ProviderCall): Promise<CanonicalResponse> {
 }
 
 async function completionOf(call: ProviderCall, response: Response): Promise<CanonicalResponse> {
-  const body = await readJson(call, response);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
-  }
-  return fromChatCompletion(body as ChatCompletion, call);
+  return fromChatCompletion(await readJsonObject<ChatCompletion>(call, response), call);
 }
 
 async function stream(call: ProviderCall): Promise<EventStream> {
   const response = await send(call, true);
-  if (response.body === null) {
-    throw call.helpers.error("provider_unavailable", "Upstream provider returned an empty stream", { status: 502, retryable: true });
-  }
   // Some compatible servers ignore `stream: true` (or report errors) with one JSON body: read it before returning,
   // so an error in it still throws where routing can fall back.
   if (response.headers.get("content-type")?.includes("application/json")) {
     return eventsFromResponse(await completionOf(call, response));
   }
-  return chatStreamToEvents(parseSse(response.body), call);
+  return chatStreamToEvents(parseSse(streamBody(call, response)), call);
 }
 
 /** The adapter module (registered in `providers/index.ts`). */

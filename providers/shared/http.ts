@@ -116,3 +116,26 @@ function errorCode(value: unknown): string | undefined {
   const code = (value as { code?: unknown }).code;
   return typeof code === "string" ? code : undefined;
 }
+
+/** Reads a JSON object body; anything else (array, scalar) is a 502 the router may retry elsewhere. */
+export async function readJsonObject<T>(call: ProviderCall, response: Response): Promise<T> {
+  const body = await readJson(call, response);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
+  }
+  return body as T;
+}
+
+/** The body of a streaming reply; a reply without one is a 502 the router may retry elsewhere. */
+export function streamBody(call: ProviderCall, response: Response): ReadableStream<Uint8Array> {
+  if (response.body === null) {
+    throw call.helpers.error("provider_unavailable", "Upstream provider returned an empty stream", { status: 502, retryable: true });
+  }
+  return response.body;
+}
+
+/** `Authorization: Bearer <key>` when a key is set; the target's headers last, so an operator can override anything. */
+export function bearerHeaders(call: ProviderCall): Record<string, string> {
+  const headers: Record<string, string> = call.target.apiKey ? { authorization: `Bearer ${call.target.apiKey}` } : {};
+  return { ...headers, ...call.target.headers };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { isGatewayError } from "../../../../core/errors.ts";
-import { postJson, readJson } from "../../../../providers/shared/http.ts";
+import { isGatewayError, type GatewayError } from "../../../../core/errors.ts";
+import { bearerHeaders, postJson, readJson, readJsonObject, streamBody } from "../../../../providers/shared/http.ts";
 import { fakeHelpers, providerCall } from "../helpers.ts";
 
 let server: ReturnType<typeof Bun.serve>;
@@ -100,5 +100,30 @@ describe("readJson", () => {
     const response = await postJson(call, `${base}/not-json`, {}, {});
     const error = await readJson(call, response).catch((e: unknown) => e);
     expect(isGatewayError(error) && [error.type, error.status, error.retryable]).toEqual(["provider_unavailable", 502, true]);
+  });
+});
+
+describe("reply helpers shared by every adapter", () => {
+  test("readJsonObject accepts an object and refuses arrays and scalars with a retryable 502", async () => {
+    const call = providerCall();
+    expect(await readJsonObject<{ a: number }>(call, Response.json({ a: 1 }))).toEqual({ a: 1 });
+    for (const body of [[1], 5, "x", null]) {
+      const error = (await readJsonObject(call, Response.json(body)).catch((e: unknown) => e)) as GatewayError;
+      expect(error.status).toBe(502);
+      expect(error.retryable).toBe(true);
+    }
+  });
+
+  test("streamBody refuses a reply without a body", () => {
+    expect(() => streamBody(providerCall(), new Response(null))).toThrow("empty stream");
+    expect(streamBody(providerCall(), new Response("data: x\n\n"))).toBeInstanceOf(ReadableStream);
+  });
+
+  test("bearerHeaders sends the key and lets the target's headers override", () => {
+    const call = providerCall();
+    call.target = { ...call.target, apiKey: "sk-up", headers: { "x-team": "r" } };
+    expect(bearerHeaders(call)).toEqual({ authorization: "Bearer sk-up", "x-team": "r" });
+    call.target = { ...call.target, apiKey: undefined, headers: { authorization: "api-key z" } };
+    expect(bearerHeaders(call)).toEqual({ authorization: "api-key z" });
   });
 });
