@@ -46,9 +46,10 @@ export async function openStore(databaseUrl: string, opts: OpenStoreOptions = {}
   const target = parseDatabaseUrl(databaseUrl);
   const clock = opts.clock ?? systemClock;
   let dialect: Dialect;
+  let sqlite: BunSqliteDialect | undefined;
   if (target.kind === "sqlite") {
     if (target.path !== ":memory:") mkdirSync(dirname(target.path), { recursive: true });
-    dialect = new BunSqliteDialect({ path: target.path });
+    dialect = sqlite = new BunSqliteDialect({ path: target.path });
   } else {
     // Loaded only when used: the pg driver costs memory and start-up time on the embedded SQLite default.
     const { createPostgresDialect } = await import("./postgres-dialect.ts");
@@ -66,7 +67,7 @@ export async function openStore(databaseUrl: string, opts: OpenStoreOptions = {}
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`DATABASE_URL: cannot open the ${target.kind} store (${reason})`, { cause: error });
   }
-  return createStore(db, target.kind, clock, opts.logger);
+  return createStore(db, target.kind, clock, opts.logger, sqlite && (() => sqlite.database()));
 }
 
 async function currentSchema(db: Kysely<StoreDatabase>): Promise<string> {

@@ -27,10 +27,23 @@ export interface BunSqliteConfig {
 
 /** The bun:sqlite dialect: one connection, which kysely's connection mutex serializes. */
 export class BunSqliteDialect implements Dialect {
+  private driver: BunSqliteDriver | undefined;
+
   constructor(private readonly config: BunSqliteConfig) {}
 
   createDriver(): Driver {
-    return new BunSqliteDriver(this.config);
+    return (this.driver = new BunSqliteDriver(this.config));
+  }
+
+  /**
+   * The open bun:sqlite handle, for a hot statement run without kysely's query building. Use it only while holding
+   * kysely's one connection (`db.connection().execute(...)`), synchronously, so nothing interleaves with a kysely
+   * transaction; throws when the database is not open.
+   */
+  database(): Database {
+    const db = this.driver?.database;
+    if (!db) throw new Error("sqlite driver is not initialized or already destroyed");
+    return db;
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -69,6 +82,10 @@ class TransactionalSqliteAdapter extends SqliteAdapter {
 /** The driver: opens the database lazily and hands out its one connection. */
 class BunSqliteDriver implements Driver {
   private db: Database | undefined;
+
+  get database(): Database | undefined {
+    return this.connection ? this.db : undefined;
+  }
   private connection: BunSqliteConnection | undefined;
 
   constructor(private readonly config: BunSqliteConfig) {}
@@ -160,7 +177,7 @@ class BunSqliteConnection implements DatabaseConnection {
 }
 
 /** Narrows kysely's `unknown` parameters to what bun:sqlite can bind. */
-function toBinding(value: unknown): SQLQueryBindings {
+export function toBinding(value: unknown): SQLQueryBindings {
   if (value === null || value === undefined) return null;
   switch (typeof value) {
     case "string":
