@@ -11,9 +11,10 @@ import { ModuleError } from "./core/registry/registry.ts";
 
 async function main(): Promise<void> {
   const config = await loadConfig();
-  // Logs are buffered (one write per ~4 KB, not per line) and flushed every second and at exit.
+  // Logs are buffered (one write per ~4 KB, not per line), flushed asynchronously every second (never blocking the
+  // event loop) and synchronously at exit.
   const destination = bufferedStdout();
-  const flusher = setInterval(() => destination.flushSync(), 1000);
+  const flusher = setInterval(() => destination.flush(), 1000);
   flusher.unref();
   const gateway = await createGateway(config, { logger: createLogger(config.logLevel, destination) });
   const firstKeys = await ensureFirstKeys(gateway);

@@ -1,8 +1,9 @@
 /**
  * The gateway as the bench runs it: the default pipeline (auth, routing, accounting, request logging at `info`) with
  * a SQLite file database in a temp dir, the memory kv, and one `openai` adapter provider pointing at the standalone
- * simulator server. Assembled exactly like server.ts (createGateway + Bun.serve with the configured timeouts); the
- * only difference is that pino writes its request lines to a file instead of stdout.
+ * simulator server. Assembled exactly like server.ts (createGateway + Bun.serve with the configured timeouts, the log
+ * destination buffered and flushed the same way); the only difference is that pino writes its request lines to a file
+ * instead of stdout.
  */
 import pino from "pino";
 import { join } from "node:path";
@@ -36,7 +37,12 @@ const config = buildConfig(
   },
   dir,
 );
-const logger = createLogger(config.logLevel, pino.destination(join(dir, "gateway.log")));
+// Buffered like server.ts's bufferedStdout (one write per ~4 KB, flushed every second and at exit), so the bench
+// charges the gateway the logging cost production pays, not one write per line.
+const destination = pino.destination({ dest: join(dir, "gateway.log"), minLength: 4096, sync: false });
+const flusher = setInterval(() => destination.flush(), 1000);
+flusher.unref();
+const logger = createLogger(config.logLevel, destination);
 const gateway = await createGateway(config, { logger });
 const server = Bun.serve({
   hostname: config.host,
@@ -49,7 +55,8 @@ const server = Bun.serve({
 const stop = async () => {
   await server.stop(true);
   await gateway.close();
-  logger.flush();
+  clearInterval(flusher);
+  destination.flushSync();
   process.exit(0);
 };
 process.on("SIGTERM", () => void stop());

@@ -28,6 +28,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 /** stdout with a small write buffer: one write per ~4 KB instead of one per line. Flush it before exiting. */
-export function bufferedStdout(): pino.DestinationStream & { flushSync(): void } {
+export function bufferedStdout(): pino.DestinationStream & { flush(): void; flushSync(): void } {
   return pino.destination({ dest: 1, minLength: 4096, sync: false });
 }
