@@ -1,8 +1,7 @@
 /**
  * Provider routing preferences (spec `provider`; reference b2): validated against a closed schema (unknown or
- * mistyped fields are a 400 naming the field) and normalised into the one shape the planner reads. The deprecated
- * `route` arrives folded into `sort.partition` (Responses, Messages) or in `passthrough.route` (chat); both are read
- * here, so nothing else looks at either.
+ * mistyped fields are a 400 naming the field) and normalised into the one shape the planner reads. Every decoder has
+ * already folded the deprecated `route` into `sort.partition` (core/formats/shared/route.ts).
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
@@ -96,24 +95,23 @@ export const NO_PREFERENCES: RoutingPreferences = Object.freeze({
   preferredMinThroughput: undefined,
 });
 
-/** Validates and normalises `provider` (plus chat's `route`); throws a 400 naming the first bad field. */
+/** Validates and normalises `provider` (decoders fold the deprecated `route` into it); a 400 names the first bad field. */
 export function preferencesOf(request: CanonicalRequest): RoutingPreferences {
   const raw = request.provider;
-  const route = request.passthrough?.route;
-  if ((raw === undefined || raw === null) && route === undefined) return NO_PREFERENCES;
+  if (raw === undefined || raw === null) return NO_PREFERENCES;
   const candidate: unknown = raw ?? {};
   const first = validator.Errors(candidate).First();
   if (first) {
     const field = first.path === "" ? "provider" : `provider.${first.path.slice(1).replaceAll("/", ".")}`;
     throw errors.invalid(`Invalid provider preferences: ${field}: ${first.message}`, { param: field });
   }
-  return normalise(candidate as Raw, route === "fallback" ? "model" : route === "sort" ? "none" : undefined, request);
+  return normalise(candidate as Raw, request);
 }
 
-function normalise(raw: Raw, routePartition: "model" | "none" | undefined, request: CanonicalRequest): RoutingPreferences {
+function normalise(raw: Raw, request: CanonicalRequest): RoutingPreferences {
   const sort = raw.sort;
   const by = typeof sort === "string" ? sort : (sort?.by ?? undefined);
-  const partition = (typeof sort === "object" && sort !== null ? sort.partition : undefined) ?? routePartition ?? "model";
+  const partition = (typeof sort === "object" && sort !== null ? sort.partition : undefined) ?? "model";
   if (by === "exacto") {
     request.warnings.push({ code: "unsupported_field", field: "provider.sort", message: "Sorting by tool-calling quality (exacto) is not available; default balancing was used" });
   }

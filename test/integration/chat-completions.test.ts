@@ -109,6 +109,18 @@ describe("non-streaming", () => {
   });
 });
 
+describe("gateway-only fields", () => {
+  test("the deprecated route is routing input, never forwarded upstream", async () => {
+    const { data } = await client.chat.completions
+      .create({ model: "acme/model-a", messages: [{ role: "user", content: "hi" }], route: "fallback", provider: { sort: "price" } } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
+    expect(data.choices[0]!.message.content).toBeTruthy();
+    const sent = lastUpstream().body;
+    expect(sent).not.toHaveProperty("route");
+    expect(sent).not.toHaveProperty("provider");
+  });
+});
+
 describe("streaming", () => {
   test("chunks reassemble the text and end with a usage chunk when asked", async () => {
     const stream = await client.chat.completions.create({

@@ -1,4 +1,5 @@
 /** Chat-completions body → canonical request (spec "Chat-completions request", "Limits"; ARCHITECTURE §3). */
+import { foldRoute } from "../shared/route.ts";
 import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
 import { errors } from "../../errors.ts";
 import type { CanonicalRequest, ServiceTier } from "../../model/request.ts";
@@ -55,7 +56,7 @@ export function decodeChat(body: Record<string, unknown>, headers: Headers): Can
     output: format || verbosity ? assignDefined<Output>({}, { format, verbosity }) : undefined,
     reasoning: decodeReasoning(req),
     includeUsage: req.stream_options?.include_usage,
-    provider: req.provider,
+    provider: foldRoute(req.provider, req.route),
     serviceTier: decodeServiceTier(req.service_tier),
     sessionId: decodeSessionId(req.session_id, headers),
     stopWhen: req.stop_server_tools_when,
@@ -100,15 +101,11 @@ function decodeCache(req: ChatRequest): CanonicalRequest["cache"] {
   return Object.keys(cache).length > 0 ? cache : undefined;
 }
 
-/**
- * Fields with no canonical slot that a later stage or same-family adapter reads: `route` (deprecated alias of the
- * provider sort partition, interpreted by the routing stage next to `provider` so `provider` stays exactly as sent),
- * `prediction`, `top_a` and `image_config`.
- */
+/** Fields with no canonical slot that a same-family adapter passes on: `prediction`, `top_a` and `image_config`. */
 function decodePassthrough(req: ChatRequest): Record<string, unknown> | undefined {
   const passthrough = assignDefined<Record<string, unknown>>(
     {},
-    { route: req.route, prediction: req.prediction, top_a: req.top_a, image_config: req.image_config },
+    { prediction: req.prediction, top_a: req.top_a, image_config: req.image_config },
   );
   return Object.keys(passthrough).length > 0 ? passthrough : undefined;
 }

@@ -4,6 +4,7 @@
  * cannot carry as warnings.
  */
 import { errors } from "../../errors.ts";
+import { foldRoute } from "../shared/route.ts";
 import type { CanonicalRequest, OutputFormat, ReasoningSettings, SamplingSettings, ServiceTier, Tool, ToolChoice } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import { assignDefined } from "../chat/decode-options.ts";
@@ -47,7 +48,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: He
     maxTokens: req.max_tokens,
     output: format ? { format: outputFormat(format) } : undefined,
     reasoning: decodeReasoning(req),
-    provider: withRoute(req.provider ?? undefined, req.route ?? undefined),
+    provider: foldRoute(req.provider, req.route),
     speed: req.speed,
     serviceTier: serviceTierOf(req.service_tier),
     sessionId: sessionIdOf(req, headers),
@@ -146,20 +147,6 @@ function decodeReasoning(req: MessagesRequest): ReasoningSettings | undefined {
 function outputFormat(format: NonNullable<NonNullable<MessagesRequest["output_config"]>["format"]>): OutputFormat {
   // Anthropic's format has no name; OpenAI-style upstreams require one.
   return { type: "json_schema", name: format.name ?? "response", schema: format.schema };
-}
-
-/**
- * The deprecated `route` is the provider sort partition (spec "Responses request" `route`; reference b2):
- * `fallback` → `model`, `sort` → `none`. It never overrides an explicit `provider.sort.partition`.
- */
-function withRoute(provider: Record<string, unknown> | undefined, route: "fallback" | "sort" | undefined): Record<string, unknown> | undefined {
-  if (route === undefined) return provider;
-  const partition = route === "fallback" ? "model" : "none";
-  const sort = provider?.sort;
-  if (typeof sort === "object" && sort !== null) {
-    return { ...provider, sort: { partition, ...(sort as Record<string, unknown>) } };
-  }
-  return { ...provider, sort: typeof sort === "string" ? { by: sort, partition } : { partition } };
 }
 
 function serviceTierOf(tier: MessagesRequest["service_tier"]): ServiceTier | undefined {

@@ -3,6 +3,7 @@
  * rules the schema cannot state with a useful message, hashes `safety_identifier`, and records as warnings whatever
  * it accepted but cannot honour exactly.
  */
+import { foldRoute } from "../shared/route.ts";
 import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
 import { errors } from "../../errors.ts";
 import type { TextPart } from "../../model/parts.ts";
@@ -61,7 +62,7 @@ export function decodeResponses(raw: Record<string, unknown>, headers: Headers):
   if (output) request.output = output;
   const reasoning = reasoningSettings(body);
   if (reasoning) request.reasoning = reasoning;
-  const provider = providerPreferences(body);
+  const provider = foldRoute(body.provider, body.route);
   if (provider) request.provider = provider;
   const tier = serviceTier(body.service_tier);
   if (tier) request.serviceTier = tier;
@@ -128,19 +129,6 @@ function reasoningSettings(body: ResponsesRequest): ReasoningSettings | undefine
   if (config.mode) extra.mode = config.mode;
   if (config.context) extra.context = config.context;
   if (Object.keys(extra).length > 0) out.extra = extra;
-  return out;
-}
-
-/** `provider` as sent, with the deprecated `route` folded into `sort.partition` (reference b2: fallback→model, sort→none). */
-function providerPreferences(body: ResponsesRequest): ProviderPreferences | undefined {
-  const provider: ProviderPreferences | undefined = body.provider ? { ...body.provider } : undefined;
-  if (!body.route) return provider;
-  const partition = body.route === "fallback" ? "model" : "none";
-  const out: ProviderPreferences = provider ?? {};
-  const sort = out.sort;
-  if (typeof sort === "string") out.sort = { by: sort, partition };
-  else if (typeof sort === "object" && sort !== null) out.sort = { partition, ...(sort as Record<string, unknown>) };
-  else out.sort = { partition };
   return out;
 }
 

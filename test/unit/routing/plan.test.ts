@@ -1,6 +1,7 @@
 /** core/routing/plan.ts (+ filter.ts, order.ts, availability.ts): every provider preference, tiers, stickiness, balance. */
 import { describe, expect, test } from "bun:test";
 import type { ModelConfig } from "../../../core/config/types.ts";
+import { foldRoute } from "../../../core/formats/shared/route.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { CanonicalRequest } from "../../../core/model/request.ts";
 import type { CatalogModel, Endpoint } from "../../../core/routing/catalog.ts";
@@ -156,7 +157,7 @@ describe("sorting and soft preferences", () => {
     const m2: CatalogModel = { id: "m/b", endpoints: [ep("m/b", "cheapest", 0.5e-6)] };
     expect(names(plan({ models: ["m/b"], provider: { sort: { by: "price", partition: "none" } } }, {}, [modelA, m2]))[0]).toBe("m/b@cheapest");
     expect(names(plan({ models: ["m/b"], provider: { sort: "price" } }, {}, [modelA, m2]))[0]).toBe("m/a@cheap");
-    expect(names(plan({ models: ["m/b"], provider: { sort: "price" }, passthrough: { route: "sort" } }, {}, [modelA, m2]))[0]).toBe("m/b@cheapest");
+    expect(names(plan({ models: ["m/b"], provider: foldRoute({ sort: "price" }, "sort") }, {}, [modelA, m2]))[0]).toBe("m/b@cheapest");
   });
 
   test("preferred_max_latency / preferred_min_throughput deprioritise, never exclude", () => {

@@ -1,6 +1,7 @@
 /** core/routing/preferences.ts, parameters.ts, tiers.ts: validation and normalisation of what the client asked for. */
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../core/errors.ts";
+import { foldRoute } from "../../../core/formats/shared/route.ts";
 import { sentParameters } from "../../../core/routing/parameters.ts";
 import { NO_PREFERENCES, preferencesOf } from "../../../core/routing/preferences.ts";
 import { tierChain, tierFor } from "../../../core/routing/tiers.ts";
@@ -51,10 +52,11 @@ describe("provider preferences", () => {
     expect(p.preferredMinThroughput).toEqual({ p90: 50 });
   });
 
-  test("the deprecated route: fallback → partition model, sort → none; an explicit partition wins", () => {
-    expect(prefs(undefined, { route: "sort" }).partition).toBe("none");
-    expect(prefs({ sort: "price" }, { route: "fallback" }).partition).toBe("model");
-    expect(prefs({ sort: { by: "price", partition: "model" } }, { route: "sort" }).partition).toBe("model");
+  test("the deprecated route, folded by the decoders: fallback → partition model, sort → none; an explicit partition wins", () => {
+    expect(prefs(foldRoute(undefined, "sort")).partition).toBe("none");
+    expect(prefs(foldRoute({ sort: "price" }, "fallback"))).toMatchObject({ sortBy: "price", partition: "model" });
+    expect(prefs(foldRoute({ sort: { by: "price", partition: "model" } }, "sort")).partition).toBe("model");
+    expect(foldRoute({ order: ["a"] }, null)).toEqual({ order: ["a"] });
   });
 
   test("unknown fields, wrong types and bad enums are 400s naming the field", () => {

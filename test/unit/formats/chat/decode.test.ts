@@ -137,7 +137,7 @@ describe("decodeChat field mapping", () => {
       reasoning: { effort: "high", summary: "auto", maxTokens: 2000, extra: { mode: "pro" } },
       stream: true,
       includeUsage: true,
-      provider: { order: ["anthropic"], allow_fallbacks: false },
+      provider: { order: ["anthropic"], allow_fallbacks: false, sort: { partition: "model" } },
       serviceTier: "priority",
       sessionId: "sess-1",
       plugins: [{ id: "response-healing" }],
@@ -149,7 +149,6 @@ describe("decodeChat field mapping", () => {
       debug: { echoUpstreamBody: true },
       modalities: ["text"],
       passthrough: {
-        route: "fallback",
         prediction: { type: "content", content: "draft" },
         top_a: 0.1,
         image_config: { aspect_ratio: "16:9" },
