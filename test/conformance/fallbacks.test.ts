@@ -137,3 +137,25 @@ for (const format of FORMATS) {
     expect(c.fake.pending()).toBe(1);
   });
 }
+
+describe("warnings after a fallback", () => {
+  test("only the serving attempt's warnings reach service_metadata (a failed attempt's translation notes do not)", async () => {
+    // openai-responses cannot carry top_k (it warns); anthropic can. The first fails, the second serves.
+    c.fake.enqueue(serverErrorReply("openai-responses", false), replyOf("anthropic", "text", false));
+    const conversation = withFallbacks("messages", "openai-responses", ["anthropic"], false);
+    const seen = await send(c.gw, "messages", { ...conversation, extra: { ...conversation.extra, top_k: 5 } }, { metadata: true });
+    expect(calledAdapters()).toEqual(["openai-responses", "anthropic"]);
+    expect(seen.status).toBe(200);
+    expect((c.fake.requests[1]!.body as Json).top_k).toBe(5);
+    const warnings = ((seen.metadata as Json).warnings ?? []) as Array<{ field?: string }>;
+    expect(warnings.some((w) => w.field === "top_k")).toBe(false);
+  });
+
+  test("the serving attempt's own warnings are still reported", async () => {
+    c.fake.enqueue(replyOf("openai-responses", "text", false));
+    const conversation = withFallbacks("messages", "openai-responses", ["anthropic"], false);
+    const seen = await send(c.gw, "messages", { ...conversation, extra: { ...conversation.extra, top_k: 5 } }, { metadata: true });
+    const warnings = ((seen.metadata as Json).warnings ?? []) as Array<{ field?: string }>;
+    expect(warnings.some((w) => w.field === "top_k")).toBe(true);
+  });
+});

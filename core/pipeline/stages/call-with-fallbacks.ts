@@ -9,6 +9,7 @@
 import { routingOf, type RoutingConfig } from "../../config/routing-limits.ts";
 import { GatewayError, isGatewayError, toGatewayError } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
+import type { Warning } from "../../model/warnings.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
 import { sleep } from "../../routing/backoff.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
@@ -24,7 +25,7 @@ import { retryDelay } from "../upstream/retry-policy.ts";
 type Failure = { attempt: Attempt; error: GatewayError };
 
 /** What trying one endpoint came to: an outcome to hand on, or move on to the next endpoint, or stop walking. */
-type EndpointResult = { outcome: AttemptOutcome; upstreamBody: (() => unknown) | undefined } | "next" | "stop";
+type EndpointResult = { outcome: AttemptOutcome; upstreamBody: (() => unknown) | undefined; warnings: Warning[] } | "next" | "stop";
 
 export const callWithFallbacksStage: Stage = {
   name: "call-with-fallbacks",
@@ -77,6 +78,8 @@ async function walk(ctx: RequestContext): Promise<Outcome> {
     }
     ctx.served = endpoint;
     ctx.log.provider = endpoint.provider.id;
+    // The served attempt's warnings replace the shared list (same array, so a stream's later warnings show too).
+    ctx.request.warnings = result.warnings;
     return hand(ctx, endpoint, tier, result.outcome, result.upstreamBody);
   }
   throw finalError(ctx, failures);
@@ -138,15 +141,16 @@ async function tryEndpoint(ctx: RequestContext, endpoint: Endpoint, tier: string
     const attempt: Attempt = { model: endpoint.model.id, providerId: endpoint.provider.id, startedAt: ctx.deps.clock.now(), ...(tier ? { tier } : {}) };
     ctx.attempts.push(attempt);
     let upstreamBody: unknown;
+    const request = requestFor(ctx.request, tier);
     try {
       const outcome = await attemptOnce(ctx, endpoint, {
-        request: requestFor(ctx.request, tier),
+        request,
         timeoutMs: ctx.request.stream ? settings.firstByteTimeoutMs : settings.requestTimeoutMs,
         ...(echo ? { onUpstreamBody: (body: unknown) => void (upstreamBody = body) } : {}),
       });
       attempt.endedAt = ctx.deps.clock.now();
       attempt.status = 200;
-      return { outcome, upstreamBody: echo ? () => upstreamBody : undefined };
+      return { outcome, upstreamBody: echo ? () => upstreamBody : undefined, warnings: request.warnings };
     } catch (thrown) {
       const error = toGatewayError(thrown);
       attempt.endedAt = ctx.deps.clock.now();
@@ -168,14 +172,16 @@ async function tryEndpoint(ctx: RequestContext, endpoint: Endpoint, tier: string
 }
 
 /**
- * The request as this endpoint gets it: the tier routing planned for it. A tier the endpoint does not offer is
- * never forwarded (it may be refused or billed differently); the default tier is sent as "not set".
+ * The request as this attempt gets it: its own warnings list (what this adapter could not carry is recorded there,
+ * and only the served attempt's list reaches the client) and the tier routing planned for it. A tier the endpoint
+ * does not offer is never forwarded (it may be refused or billed differently); the default tier is sent as "not set".
  */
 function requestFor(request: CanonicalRequest, tier: string | undefined): CanonicalRequest {
+  const own = { ...request, warnings: [...request.warnings] };
   const asked = request.serviceTier;
-  if (asked === undefined || tier === undefined || asked === tier) return request;
-  if (tier === "default") return asked === "auto" ? request : { ...request, serviceTier: undefined };
-  return { ...request, serviceTier: tier as CanonicalRequest["serviceTier"] };
+  if (asked === undefined || tier === undefined || asked === tier) return own;
+  if (tier === "default") return asked === "auto" ? own : { ...own, serviceTier: undefined };
+  return { ...own, serviceTier: tier as CanonicalRequest["serviceTier"] };
 }
 
 /** The outcome the client gets, with health, statistics and stickiness wired to how it goes. */
