@@ -36,10 +36,10 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > limit) {
         const error = new GatewayError("payload_too_large", `Request payload too large (limit ${limit} bytes)`);
-        return errorResponse(error, envelopeOf(error));
+        return errorResponse(error, envelopeOf(error), { "x-generation-id": deps.ids.id("gen-") });
       }
     })
-    .onError(({ code, error, request }) => edgeError(code, error, request, routes))
+    .onError(({ code, error, request }) => edgeError(code, error, request, routes, deps.ids.id("gen-")))
     .use(
       openapi({
         path: "/docs",

@@ -27,8 +27,9 @@ function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike | undef
 /** Known paths and their methods, so a wrong method gets 405 with `Allow` rather than 404. */
 export type RouteTable = Map<string, Set<string>>;
 
-export function edgeError(code: string | number, error: unknown, request: Request, routes: RouteTable): Response {
-  return render(toEdgeError(code, error, request, routes));
+/** `generationId`: the id this reply carries (every reply has an `X-Generation-Id`, also those the edge refuses). */
+export function edgeError(code: string | number, error: unknown, request: Request, routes: RouteTable, generationId: string): Response {
+  return render(toEdgeError(code, error, request, routes), generationId);
 }
 
 function toEdgeError(code: string | number, error: unknown, request: Request, routes: RouteTable): GatewayError {
@@ -73,7 +74,8 @@ function matchMethods(routes: RouteTable, path: string): Set<string> | undefined
   return undefined;
 }
 
-function render(error: GatewayError): Response {
-  const allow = error.status === 405 ? { allow: [...((error.metadata?.allow as string[]) ?? [])].join(", ") } : undefined;
-  return errorResponse(error, envelopeOf(error), allow);
+function render(error: GatewayError, generationId: string): Response {
+  const headers: Record<string, string> = { "x-generation-id": generationId };
+  if (error.status === 405) headers.allow = [...((error.metadata?.allow as string[]) ?? [])].join(", ");
+  return errorResponse(error, envelopeOf(error), headers);
 }

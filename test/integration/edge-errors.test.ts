@@ -11,6 +11,7 @@ type Envelope = { error: { code: number; message: string; metadata: { error_type
 async function envelope(res: Response, status: number, type: string): Promise<Envelope> {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toContain("application/json");
+  expect(res.headers.get("x-generation-id")).toMatch(/^gen-/);
   const body = (await res.json()) as Envelope;
   expect(body.error.code).toBe(status);
   expect(body.error.metadata.error_type).toBe(type);
