@@ -18,7 +18,8 @@ import type { Kv } from "./kv/kv.ts";
 import { createLogger } from "./logger.ts";
 import { loadExtensions } from "./registry/load-extensions.ts";
 import { createModuleHelpers } from "./registry/module-helpers.ts";
-import { Registry } from "./registry/registry.ts";
+import { ModuleError, Registry } from "./registry/registry.ts";
+import { checkModuleOptions } from "./registry/options.ts";
 import { buildCatalog } from "./routing/catalog.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
 import { openStore } from "./store/connect.ts";
@@ -54,6 +55,12 @@ export async function buildRegistry(config: GatewayConfig): Promise<Registry> {
   for (const module of builtinPlugins) registry.register(module, `built-in plugin`);
   for (const module of builtinTools) registry.register(module, `built-in tool ${module.id}`);
   await loadExtensions(config.extensions, registry, config.configDir, config.plugins);
+  // The merged plugin defaults (config `plugins` over extension options) are what requests get: check them once.
+  for (const [id, options] of Object.entries(config.plugins)) {
+    const plugin = registry.plugin(id);
+    if (!plugin) throw new ModuleError(`invalid config field "plugins.${id}": no plugin with id "${id}" is registered`);
+    checkModuleOptions(plugin, options, `config plugins.${id}`);
+  }
   return registry;
 }
 

@@ -53,3 +53,17 @@ describe("extensions", () => {
     }
   });
 });
+
+describe("config plugins section", () => {
+  const withPlugins = (plugins: Record<string, Record<string, unknown>>) =>
+    buildConfig({ extensions: ["./examples/plugins/shout.ts"], plugins } as never, {}, root);
+
+  test("defaults for a loaded plugin are checked against its options schema", async () => {
+    expect(buildRegistry(withPlugins({ shout: { suffix: "way too long!!" } }))).rejects.toThrow("config plugins.shout: invalid options.suffix");
+    expect((await buildRegistry(withPlugins({ shout: { suffix: "?" } }))).plugin("shout")).toBeDefined();
+  });
+
+  test("defaults for a plugin that does not exist stop start-up instead of being ignored", async () => {
+    expect(buildRegistry(withPlugins({ nope: {} }))).rejects.toThrow('invalid config field "plugins.nope": no plugin with id "nope"');
+  });
+});
