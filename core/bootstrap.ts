@@ -1,4 +1,5 @@
 /** Assembles the gateway from configuration: deps, registry, catalog, app. Shared by server.ts, tests and benches. */
+import type { FetchFunction } from "./registry/helpers.ts";
 import type { Logger } from "pino";
 import { builtinPlugins } from "../plugins/index.ts";
 import { builtinProviders } from "../providers/index.ts";
@@ -23,6 +24,7 @@ import { checkModuleOptions } from "./registry/options.ts";
 import { buildCatalog } from "./routing/catalog.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
 import { openStore } from "./store/connect.ts";
+import { createUpstreamFetch } from "./upstream-http/fetch.ts";
 import type { Store } from "./store/types.ts";
 
 export interface Gateway {
@@ -35,7 +37,7 @@ export interface Gateway {
 
 export interface GatewayOverrides {
   logger?: Logger;
-  fetch?: typeof fetch;
+  fetch?: FetchFunction;
   clock?: Clock;
   ids?: IdGenerator;
   store?: Store;
@@ -73,7 +75,9 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const kv = overrides.kv ?? (await openKv(config.redisUrl, logger));
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
-  const fetchImpl = overrides.fetch ?? globalThis.fetch;
+  // Provider calls go over our own keep-alive sockets unless a test injects its fetch (see core/upstream-http).
+  const upstreamFetch = overrides.fetch ? undefined : createUpstreamFetch();
+  const fetchImpl = overrides.fetch ?? upstreamFetch!;
   const ledger = new UsageLedger(store, logger);
   const keyCache = new KeyCache(store.keys, kv, () => clock.now());
   const routing = createRoutingRuntime({ kv, clock, logger, catalog, settings: routingOf(config), ...(overrides.random ? { random: overrides.random } : {}) });
@@ -115,6 +119,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
       await ledger.close();
       await kv.close();
       await store.close();
+      upstreamFetch?.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 /** Everything injected (ARCHITECTURE §1.4): clock, ids, fetch, store, kv and logger arrive in one object. */
+import type { FetchFunction } from "./registry/helpers.ts";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "./config/types.ts";
 import type { Catalog } from "./routing/catalog.ts";
@@ -25,7 +26,7 @@ export interface Deps {
   config: GatewayConfig;
   clock: Clock;
   ids: IdGenerator;
-  fetch: typeof fetch;
+  fetch: FetchFunction;
   store: Store;
   kv: Kv;
   logger: Logger;

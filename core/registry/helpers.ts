@@ -6,12 +6,15 @@ import type { Logger } from "pino";
 import type { ErrorType, GatewayError, GatewayErrorInit } from "../errors.ts";
 import type { Kv } from "../kv/kv.ts";
 
+/** The part of `fetch` modules may rely on (the gateway's upstream client implements exactly this). */
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
 export interface ModuleHelpers {
   /** Builds a GatewayError recognised by the pipeline (brand check), whatever copy of our code the module has. */
   error(type: ErrorType, message: string, init?: GatewayErrorInit): GatewayError;
   logger: Logger;
   /** Outbound HTTP; tests inject a recording fake. */
-  fetch: typeof fetch;
+  fetch: FetchFunction;
   kv: Kv;
   now(): number;
   id(prefix: string): string;

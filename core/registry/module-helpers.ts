@@ -1,11 +1,12 @@
 /** Builds the helpers object handed to modules (one per process, not per request). */
+import type { FetchFunction } from "./helpers.ts";
 import type { Logger } from "pino";
 import { GatewayError } from "../errors.ts";
 import type { Clock, IdGenerator } from "../deps.ts";
 import type { Kv } from "../kv/kv.ts";
 import type { ModuleHelpers } from "./helpers.ts";
 
-export function createModuleHelpers(parts: { logger: Logger; fetch: typeof fetch; kv: Kv; clock: Clock; ids: IdGenerator }): ModuleHelpers {
+export function createModuleHelpers(parts: { logger: Logger; fetch: FetchFunction; kv: Kv; clock: Clock; ids: IdGenerator }): ModuleHelpers {
   return Object.freeze({
     error: (type, message, init) => new GatewayError(type, message, init),
     logger: parts.logger,

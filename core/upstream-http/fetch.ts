@@ -1,0 +1,290 @@
+/**
+ * A `fetch` for upstream provider calls, on HTTP/1.1 keep-alive sockets (see connection.ts for why). It takes what
+ * the adapters send — a URL string or URL, a method, headers, a string or byte body, a signal — and answers with a
+ * standard Response whose body is a plain ReadableStream fed straight from the socket (with back-pressure: the
+ * socket pauses while the reader is behind).
+ *
+ * Anything else — a Request object, a streamed or form body, a non-HTTP URL, an HTTP(S)_PROXY environment — goes
+ * to the fallback (Bun's fetch), so nothing a caller could rely on is lost. Differences from fetch, on purpose:
+ * redirects are returned, not followed (provider APIs do not redirect POSTs), and `accept-encoding: identity` is
+ * sent unless the caller set an encoding (a compressed reply is still decoded: gzip and deflate).
+ */
+import { Connection, ConnectionPool, connectionError, type TlsSettings } from "./connection.ts";
+import { ResponseParser, type ResponseHead } from "./response-parser.ts";
+
+export interface UpstreamFetchOptions {
+  maxIdlePerOrigin?: number;
+  idleTimeoutMs?: number;
+  tls?: TlsSettings;
+  /** Used for what this client does not handle; defaults to the global fetch. */
+  fallback?: typeof fetch;
+  /** Environment read for proxy settings (tests pass their own). */
+  env?: Record<string, string | undefined>;
+}
+
+export type UpstreamFetch = ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) & {
+  /** Closes idle connections. */
+  close(): void;
+};
+
+const encoder = new TextEncoder();
+/** Response statuses that must not carry a body (the Response constructor rejects one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+/** Proxy settings, which only Bun's fetch honours. (NODE_EXTRA_CA_CERTS needs no fallback: Bun's TLS sockets use it too.) */
+const FALLBACK_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"];
+/** Chunks queued for a slow reader before the socket is paused. */
+const QUEUED_CHUNKS = 16;
+
+export function createUpstreamFetch(options: UpstreamFetchOptions = {}): UpstreamFetch {
+  const pool = new ConnectionPool({
+    maxIdlePerOrigin: options.maxIdlePerOrigin ?? 256,
+    idleTimeoutMs: options.idleTimeoutMs ?? 4000,
+    ...(options.tls ? { tls: options.tls } : {}),
+  });
+  const fallback = options.fallback ?? globalThis.fetch;
+  const env = options.env ?? process.env;
+  // Decided once: such a setting means every call goes through the fetch that honours it.
+  const proxied = FALLBACK_VARIABLES.some((name) => Boolean(env[name]));
+
+  const upstreamFetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const body = init.body;
+    const url = typeof input === "string" ? URL.parse(input) : input instanceof URL ? input : null;
+    const plainBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer;
+    if (proxied || !url || !plainBody || (url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) {
+      return fallback(input, init);
+    }
+    const bytes = body === undefined || body === null ? undefined : typeof body === "string" ? encoder.encode(body) : body instanceof ArrayBuffer ? new Uint8Array(body) : body;
+    const request: OutgoingRequest = { url, method: (init.method ?? "GET").toUpperCase(), headers: init.headers, body: bytes, signal: init.signal ?? undefined };
+    return send(pool, request, true);
+  };
+  return Object.assign(upstreamFetch, { close: () => pool.close() });
+}
+
+interface OutgoingRequest {
+  url: URL;
+  method: string;
+  headers: RequestInit["headers"];
+  body: Uint8Array | undefined;
+  signal: AbortSignal | undefined;
+}
+
+async function send(pool: ConnectionPool, request: OutgoingRequest, mayRetry: boolean): Promise<Response> {
+  const { signal } = request;
+  signal?.throwIfAborted();
+  // Built first: a header fetch would refuse is refused before a connection is taken.
+  const requestHead = head(request);
+  let connection: Connection;
+  try {
+    connection = await pool.acquire(request.url);
+  } catch (thrown) {
+    signal?.throwIfAborted();
+    throw thrown;
+  }
+  if (signal?.aborted) {
+    pool.release(connection);
+    throw signal.reason;
+  }
+  connection.uses++;
+  const exchange = new Exchange(pool, connection, request, requestHead);
+  try {
+    return await exchange.response;
+  } catch (thrown) {
+    // A kept-alive connection the server closed while it sat idle fails before any byte of an answer: the request
+    // never reached a handler, so it is sent once more on a fresh connection (what browsers and undici do too).
+    if (mayRetry && connection.uses > 1 && !exchange.answered && !signal?.aborted && isReset(thrown)) return send(pool, request, false);
+    throw thrown;
+  }
+}
+
+function isReset(thrown: unknown): boolean {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  return code === "ECONNRESET" || code === "EPIPE";
+}
+
+/** One request/response on one connection. */
+class Exchange {
+  readonly response: Promise<Response>;
+  /** True once any byte of the answer arrived. */
+  answered = false;
+  private resolve!: (response: Response) => void;
+  private reject!: (error: unknown) => void;
+  private readonly parser: ResponseParser;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  /** Request bytes not yet taken by the socket: the head, then the body (never joined, so a big body is not copied). */
+  private readonly unsent: Uint8Array[];
+  private paused = false;
+  private finished = false;
+  private readonly onAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly pool: ConnectionPool,
+    private readonly connection: Connection,
+    private readonly request: OutgoingRequest,
+    requestHead: Uint8Array,
+  ) {
+    this.response = new Promise<Response>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.parser = new ResponseParser(
+      { head: (head) => this.onHead(head), body: (bytes) => this.onBody(bytes), end: (reusable) => this.onEnd(reusable) },
+      request.method === "HEAD",
+    );
+    const { signal } = request;
+    if (signal) {
+      this.onAbort = () => this.fail(signal.reason);
+      signal.addEventListener("abort", this.onAbort, { once: true });
+    }
+    connection.user = this;
+    this.unsent = request.body && request.body.length > 0 ? [requestHead, request.body] : [requestHead];
+    this.flush();
+  }
+
+  data(bytes: Uint8Array): void {
+    if (this.finished) return;
+    this.answered = true;
+    try {
+      this.parser.push(bytes);
+    } catch (thrown) {
+      this.fail(thrown);
+    }
+  }
+
+  closed(error: Error | undefined): void {
+    if (this.finished) return;
+    if (error) {
+      this.fail(error);
+      return;
+    }
+    try {
+      this.parser.close();
+    } catch (thrown) {
+      this.fail(thrown);
+    }
+  }
+
+  drain(): void {
+    if (!this.finished) this.flush();
+  }
+
+  /** Writes what the socket takes now; the rest waits for `drain`. */
+  private flush(): void {
+    const socket = this.connection.socket;
+    const unsent = this.unsent;
+    while (unsent.length > 0) {
+      const bytes = unsent[0]!;
+      const written = socket ? socket.write(bytes) : -1;
+      if (written < 0) {
+        this.fail(connectionError("upstream connection closed while sending", "EPIPE"));
+        return;
+      }
+      if (written < bytes.length) {
+        unsent[0] = bytes.subarray(written);
+        return;
+      }
+      unsent.shift();
+    }
+  }
+
+  private onHead(head: ResponseHead): void {
+    const headers = new Headers();
+    for (const [name, value] of head.headers) headers.append(name, value);
+    const status = head.status;
+    if (NULL_BODY.has(status) || this.request.method === "HEAD") {
+      this.resolve(new Response(null, { status, statusText: head.statusText, headers }));
+      return;
+    }
+    let body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        pull: () => {
+          if (this.paused) {
+            this.paused = false;
+            this.connection.socket?.resume();
+          }
+        },
+        cancel: () => {
+          // The reader gave up on the body: the connection has unread bytes, so it cannot be reused.
+          this.controller = undefined;
+          this.cleanup();
+          this.connection.destroy();
+        },
+      },
+      { highWaterMark: QUEUED_CHUNKS },
+    );
+    const encoding = headers.get("content-encoding")?.trim().toLowerCase();
+    if (encoding === "gzip" || encoding === "deflate") {
+      body = body.pipeThrough(new DecompressionStream(encoding) as unknown as Parameters<typeof body.pipeThrough<Uint8Array>>[0]);
+      headers.delete("content-encoding");
+      headers.delete("content-length");
+    }
+    this.resolve(new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: head.statusText, headers }));
+  }
+
+  private onBody(bytes: Uint8Array): void {
+    const controller = this.controller;
+    if (!controller || bytes.length === 0) return;
+    controller.enqueue(bytes);
+    if (!this.paused && (controller.desiredSize ?? 1) <= 0) {
+      this.paused = true;
+      this.connection.socket?.pause();
+    }
+  }
+
+  private onEnd(reusable: boolean): void {
+    this.finished = true;
+    this.cleanup();
+    this.controller?.close();
+    this.controller = undefined;
+    if (this.paused) this.connection.socket?.resume();
+    if (reusable && this.unsent.length === 0) this.pool.release(this.connection);
+    else this.connection.destroy();
+  }
+
+  /** Ends the exchange with an error: the pending response rejects, or the body stream errors. */
+  private fail(error: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cleanup();
+    this.connection.destroy();
+    this.reject(error);
+    try {
+      this.controller?.error(error);
+    } catch {
+      // already closed by the reader
+    }
+    this.controller = undefined;
+  }
+
+  private cleanup(): void {
+    if (this.onAbort) this.request.signal?.removeEventListener("abort", this.onAbort);
+  }
+}
+
+/** The request line and headers; `host`, `content-length` and `connection` are ours to set. */
+function head(request: OutgoingRequest): Uint8Array {
+  const { url, method, body } = request;
+  let text = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  let hasEncoding = false;
+  let hasAccept = false;
+  const add = (name: string, value: string) => {
+    const lower = name.toLowerCase();
+    if (lower === "host" || lower === "content-length" || lower === "connection" || lower === "transfer-encoding") return;
+    // The same rule fetch enforces: a header must not be able to inject another one.
+    if (/[\r\n\0]/.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new TypeError(`Invalid header: ${name}`);
+    if (lower === "accept-encoding") hasEncoding = true;
+    else if (lower === "accept") hasAccept = true;
+    text += `${name}: ${value}\r\n`;
+  };
+  const headers = request.headers;
+  if (headers instanceof Headers) headers.forEach((value, name) => add(name, value));
+  else if (Array.isArray(headers)) for (const [name, value] of headers) add(name!, value!);
+  else if (headers) for (const name in headers) add(name, (headers as Record<string, string>)[name]!);
+  if (!hasEncoding) text += "accept-encoding: identity\r\n";
+  if (!hasAccept) text += "accept: */*\r\n";
+  if (body !== undefined || (method !== "GET" && method !== "HEAD")) text += `content-length: ${body?.length ?? 0}\r\n`;
+  text += "connection: keep-alive\r\n\r\n";
+  return encoder.encode(text);
+}

@@ -1,0 +1,241 @@
+/**
+ * Incremental HTTP/1.1 response parser (RFC 9112) for the upstream client: bytes in as the socket delivers them,
+ * head and body out through a sink. Body bytes are handed on as views of the socket's own buffers (Bun gives every
+ * `data` call a fresh one), so a relayed stream is never copied or re-chunked here.
+ *
+ * Framing, in RFC 9112 §6.3 order: no body for HEAD, 1xx, 204 and 304; `transfer-encoding: chunked`; then
+ * `content-length`; otherwise the body runs until the connection closes (and the connection cannot be reused).
+ */
+
+export interface ResponseHead {
+  status: number;
+  statusText: string;
+  /** In arrival order; names lower-cased. Repeated headers stay separate entries. */
+  headers: Array<[string, string]>;
+}
+
+export interface ResponseSink {
+  head(head: ResponseHead): void;
+  body(bytes: Uint8Array): void;
+  /** The response is complete; `reusable` says the connection may carry another request. */
+  end(reusable: boolean): void;
+}
+
+/** A malformed or truncated response: the connection is unusable. `code` is what transport failures report. */
+export class ResponseParseError extends Error {
+  readonly code: string;
+  constructor(message: string, code = "HPE_INVALID_RESPONSE") {
+    super(message);
+    this.name = "ResponseParseError";
+    this.code = code;
+  }
+}
+
+/** Heads and chunk-size lines longer than this are refused (a broken or hostile upstream, not a real API). */
+export const MAX_HEAD_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 4096;
+
+const enum State {
+  Head,
+  Length,
+  ChunkSize,
+  ChunkData,
+  ChunkDataEnd,
+  Trailers,
+  UntilClose,
+  Done,
+}
+
+const CR = 0x0d;
+const LF = 0x0a;
+const latin1 = new TextDecoder("latin1");
+
+export class ResponseParser {
+  private state = State.Head;
+  /** Head bytes (or the current chunk-size / trailer line) not yet complete. */
+  private pending: Uint8Array | undefined;
+  private remaining = 0;
+  private keepAlive = false;
+
+  constructor(
+    private readonly sink: ResponseSink,
+    private readonly isHead: boolean,
+  ) {}
+
+  /** True once `end` was called. */
+  get done(): boolean {
+    return this.state === State.Done;
+  }
+
+  /** True before the head of the final (non-1xx) response was parsed. */
+  get awaitingHead(): boolean {
+    return this.state === State.Head;
+  }
+
+  push(bytes: Uint8Array): void {
+    let offset = 0;
+    while (offset < bytes.length) {
+      switch (this.state) {
+        case State.Head:
+          offset = this.readHead(bytes, offset);
+          break;
+        case State.Length: {
+          const take = Math.min(this.remaining, bytes.length - offset);
+          this.sink.body(bytes.subarray(offset, offset + take));
+          offset += take;
+          this.remaining -= take;
+          if (this.remaining === 0) this.finish(this.keepAlive);
+          break;
+        }
+        case State.ChunkSize:
+        case State.Trailers:
+          offset = this.readLine(bytes, offset);
+          break;
+        case State.ChunkData: {
+          const take = Math.min(this.remaining, bytes.length - offset);
+          this.sink.body(bytes.subarray(offset, offset + take));
+          offset += take;
+          this.remaining -= take;
+          if (this.remaining === 0) this.state = State.ChunkDataEnd;
+          break;
+        }
+        case State.ChunkDataEnd:
+          // The CRLF after a chunk's data; read as a line that must be empty.
+          offset = this.readLine(bytes, offset);
+          break;
+        case State.UntilClose:
+          this.sink.body(offset === 0 ? bytes : bytes.subarray(offset));
+          return;
+        case State.Done:
+          // Bytes after a complete response on a connection we did not pipeline on: never reuse it.
+          this.keepAlive = false;
+          return;
+      }
+    }
+  }
+
+  /** The connection closed: completes a close-delimited body, anything else unfinished is a truncated response. */
+  close(): void {
+    if (this.state === State.Done) return;
+    if (this.state === State.UntilClose) {
+      this.finish(false);
+      return;
+    }
+    throw new ResponseParseError(
+      this.state === State.Head ? "upstream closed the connection before answering" : "upstream closed the connection mid-response",
+      "ECONNRESET",
+    );
+  }
+
+  private finish(reusable: boolean): void {
+    this.state = State.Done;
+    this.pending = undefined;
+    this.sink.end(reusable);
+  }
+
+  private readHead(bytes: Uint8Array, offset: number): number {
+    const joined = this.join(bytes, offset);
+    const start = this.pending ? this.pending.length : 0;
+    // Search from a little before the new bytes: the CRLFCRLF may straddle the two.
+    const end = indexOfHeadEnd(joined, Math.max(0, start - 3));
+    if (end === -1) {
+      if (joined.length > MAX_HEAD_BYTES) throw new ResponseParseError("upstream response head is too large", "HPE_HEADER_OVERFLOW");
+      this.pending = joined.slice();
+      return bytes.length;
+    }
+    this.pending = undefined;
+    const consumed = end + 4 - start;
+    this.parseHead(latin1.decode(joined.subarray(0, end)));
+    return offset + consumed;
+  }
+
+  private parseHead(text: string): void {
+    const lines = text.split("\r\n");
+    const statusLine = lines[0] ?? "";
+    const match = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/.exec(statusLine);
+    if (!match) throw new ResponseParseError(`upstream sent an invalid status line: ${JSON.stringify(statusLine.slice(0, 80))}`);
+    const minor = match[1];
+    const status = Number(match[2]);
+    const headers: Array<[string, string]> = [];
+    let chunked = false;
+    let length: number | undefined;
+    let connection = "";
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(":");
+      if (colon <= 0) throw new ResponseParseError("upstream sent an invalid header line");
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      headers.push([name, value]);
+      if (name === "transfer-encoding") chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+      else if (name === "content-length") {
+        if (!/^\d+$/.test(value)) throw new ResponseParseError("upstream sent an invalid content-length");
+        const parsed = Number(value);
+        if (length !== undefined && length !== parsed) throw new ResponseParseError("upstream sent conflicting content-length headers");
+        length = parsed;
+      } else if (name === "connection") connection = value.toLowerCase();
+    }
+    // 1xx (100 Continue, 103 Early Hints) precede the real answer; 101 would switch protocols, which we never ask for.
+    if (status >= 100 && status < 200 && status !== 101) return;
+    this.keepAlive = minor === "1" ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
+    this.sink.head({ status, statusText: match[3] ?? "", headers });
+    if (this.isHead || status === 204 || status === 304 || status === 101 || (status >= 100 && status < 200)) this.finish(this.keepAlive);
+    else if (chunked) this.state = State.ChunkSize;
+    else if (length !== undefined) {
+      this.remaining = length;
+      if (length === 0) this.finish(this.keepAlive);
+      else this.state = State.Length;
+    } else {
+      this.keepAlive = false;
+      this.state = State.UntilClose;
+    }
+  }
+
+  /** Chunk-size, chunk-end and trailer lines: short, so they are assembled as bytes and decoded once complete. */
+  private readLine(bytes: Uint8Array, offset: number): number {
+    let lf = bytes.indexOf(LF, offset);
+    if (lf === -1) {
+      this.pending = this.join(bytes, offset).slice();
+      if (this.pending.length > MAX_LINE_BYTES) throw new ResponseParseError("upstream sent an over-long chunk line");
+      return bytes.length;
+    }
+    const line = this.pending ? this.join(bytes, offset).subarray(0, this.pending.length + lf - offset) : bytes.subarray(offset, lf);
+    this.pending = undefined;
+    const text = latin1.decode(line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line);
+    lf += 1;
+    switch (this.state) {
+      case State.ChunkDataEnd:
+        if (text !== "") throw new ResponseParseError("upstream chunk data overran its declared size");
+        this.state = State.ChunkSize;
+        break;
+      case State.ChunkSize: {
+        const size = text.split(";", 1)[0]!.trim();
+        if (!/^[0-9a-fA-F]{1,12}$/.test(size)) throw new ResponseParseError("upstream sent an invalid chunk size");
+        this.remaining = parseInt(size, 16);
+        this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
+        break;
+      }
+      case State.Trailers:
+        // Trailer fields are not used by any API we call; the empty line ends the message.
+        if (text === "") this.finish(this.keepAlive);
+        break;
+    }
+    return lf;
+  }
+
+  private join(bytes: Uint8Array, offset: number): Uint8Array {
+    const rest = offset === 0 ? bytes : bytes.subarray(offset);
+    if (!this.pending) return rest;
+    const joined = new Uint8Array(this.pending.length + rest.length);
+    joined.set(this.pending, 0);
+    joined.set(rest, this.pending.length);
+    return joined;
+  }
+}
+
+function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
+  for (let i = bytes.indexOf(CR, from); i !== -1 && i + 3 < bytes.length; i = bytes.indexOf(CR, i + 1)) {
+    if (bytes[i + 1] === LF && bytes[i + 2] === CR && bytes[i + 3] === LF) return i;
+  }
+  return -1;
+}
