@@ -9,7 +9,7 @@ const encoder = new TextEncoder();
 export const KEEP_ALIVE_COMMENT = ": SERVICE PROCESSING\n\n";
 
 interface LiveStream {
-  controller: ReadableStreamDefaultController<Uint8Array>;
+  controller: ReadableStreamDirectController;
   lastWrite: number;
   keepAlive: Uint8Array;
   keepAliveMs: number;
@@ -36,7 +36,8 @@ function ensureTicker(keepAliveMs: number): void {
     for (const stream of live) {
       if (now - stream.lastWrite < stream.keepAliveMs) continue;
       try {
-        stream.controller.enqueue(stream.keepAlive);
+        stream.controller.write(stream.keepAlive);
+        void stream.controller.flush();
         stream.lastWrite = now;
       } catch {
         live.delete(stream);
@@ -69,41 +70,43 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
     if (entry) live.delete(entry);
     options.onClose?.();
   };
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        entry = {
-          controller,
-          lastWrite: performance.now(),
-          keepAlive: keepAliveOf(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT),
-          keepAliveMs: options.keepAliveMs,
-        };
-        live.add(entry);
-        ensureTicker(options.keepAliveMs);
-      },
-      async pull(controller) {
-        try {
+  // A direct stream (Bun): frames go straight into the response sink, with no queue, no per-frame pull promise and
+  // no re-encoding of strings into a fresh buffer; awaiting a pending write is the back-pressure.
+  const body = new ReadableStream({
+    type: "direct",
+    async pull(controller: ReadableStreamDirectController) {
+      // A reader pulls again after the end: there is nothing more.
+      if (closed) {
+        controller.close();
+        return;
+      }
+      entry = { controller, lastWrite: performance.now(), keepAlive: keepAliveOf(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT), keepAliveMs: options.keepAliveMs };
+      live.add(entry);
+      ensureTicker(options.keepAliveMs);
+      try {
+        for (;;) {
           const { value, done } = await iterator.next();
-          if (done) {
-            close();
-            controller.close();
-            return;
-          }
-          controller.enqueue(encoder.encode(value));
-          if (entry) entry.lastWrite = performance.now();
-        } catch (error) {
-          // Encoders turn failures into in-band error frames; reaching here means the encoder itself broke.
-          close();
-          controller.error(error);
+          if (done || closed) break;
+          const written = controller.write(value);
+          const flushed = controller.flush();
+          if (typeof written !== "number") await written;
+          if (typeof flushed !== "number") await flushed;
+          entry.lastWrite = performance.now();
         }
-      },
-      async cancel() {
+      } catch (error) {
+        // Encoders turn failures into in-band error frames; reaching here means the encoder itself broke.
         close();
-        await iterator.return?.();
-      },
+        controller.close(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      close();
+      controller.close();
     },
-    { highWaterMark: 0 },
-  );
+    async cancel() {
+      close();
+      await iterator.return?.();
+    },
+  } as Bun.DirectUnderlyingSource as unknown as ConstructorParameters<typeof ReadableStream<Uint8Array>>[0]);
   return new Response(body, {
     status: 200,
     headers: {
