@@ -98,6 +98,8 @@ class BunSqliteDriver implements Driver {
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     if (this.config.path !== ":memory:") db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
+    // A small page cache: the ledger appends and keys are cached above the store, so 512 KB is plenty (default 2 MB).
+    db.run("PRAGMA cache_size = -512");
     this.db = db;
     this.connection = new BunSqliteConnection(db);
   }

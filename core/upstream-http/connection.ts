@@ -43,7 +43,10 @@ export class Connection {
 
 const handlers: SocketHandler<Connection> = {
   data(socket, bytes) {
-    socket.data.user?.data(bytes);
+    const user = socket.data.user;
+    // Bytes on an idle kept-alive connection belong to no request: the connection is out of step, drop it.
+    if (user) user.data(bytes);
+    else socket.data.destroy();
   },
   drain(socket) {
     socket.data.user?.drain();

@@ -49,13 +49,30 @@ const enum State {
 const CR = 0x0d;
 const LF = 0x0a;
 const latin1 = new TextDecoder("latin1");
+const EMPTY = new Uint8Array(0);
+
+function concat(pieces: Uint8Array[], length: number): Uint8Array {
+  if (pieces.length === 1) return pieces[0]!;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
 
 export class ResponseParser {
   private state = State.Head;
-  /** Head bytes (or the current chunk-size / trailer line) not yet complete. */
+  /** The current chunk-size / trailer line, not yet complete. */
   private pending: Uint8Array | undefined;
   private remaining = 0;
   private keepAlive = false;
+  private headChunks: Uint8Array[] = [];
+  private headLength = 0;
+  private headTail: Uint8Array = EMPTY;
+  /** The message ended inside the current push; `end` is reported once the rest of that push was seen. */
+  private endPending = false;
 
   constructor(
     private readonly sink: ResponseSink,
@@ -84,7 +101,7 @@ export class ResponseParser {
           this.sink.body(bytes.subarray(offset, offset + take));
           offset += take;
           this.remaining -= take;
-          if (this.remaining === 0) this.finish(this.keepAlive);
+          if (this.remaining === 0) this.finish();
           break;
         }
         case State.ChunkSize:
@@ -109,8 +126,13 @@ export class ResponseParser {
         case State.Done:
           // Bytes after a complete response on a connection we did not pipeline on: never reuse it.
           this.keepAlive = false;
-          return;
+          offset = bytes.length;
+          break;
       }
+    }
+    if (this.endPending) {
+      this.endPending = false;
+      this.sink.end(this.keepAlive);
     }
   }
 
@@ -118,7 +140,8 @@ export class ResponseParser {
   close(): void {
     if (this.state === State.Done) return;
     if (this.state === State.UntilClose) {
-      this.finish(false);
+      this.state = State.Done;
+      this.sink.end(false);
       return;
     }
     throw new ResponseParseError(
@@ -127,26 +150,41 @@ export class ResponseParser {
     );
   }
 
-  private finish(reusable: boolean): void {
+  /** Ends the message; `end` goes out when the current push is over (see endPending). */
+  private finish(): void {
     this.state = State.Done;
     this.pending = undefined;
-    this.sink.end(reusable);
+    this.endPending = true;
   }
 
+  /**
+   * Head bytes are kept as the pieces that arrived (joined once, when the head is complete), so a head that trickles
+   * in byte by byte costs linear, not quadratic, copying; the last three bytes are kept apart to find a CRLFCRLF
+   * that straddles two pieces.
+   */
   private readHead(bytes: Uint8Array, offset: number): number {
-    const joined = this.join(bytes, offset);
-    const start = this.pending ? this.pending.length : 0;
-    // Search from a little before the new bytes: the CRLFCRLF may straddle the two.
-    const end = indexOfHeadEnd(joined, Math.max(0, start - 3));
-    if (end === -1) {
-      if (joined.length > MAX_HEAD_BYTES) throw new ResponseParseError("upstream response head is too large", "HPE_HEADER_OVERFLOW");
-      this.pending = joined.slice();
+    const rest = offset === 0 ? bytes : bytes.subarray(offset);
+    const tail = this.headTail;
+    const probe = tail.length > 0 ? concat([tail, rest], tail.length + rest.length) : rest;
+    const found = indexOfHeadEnd(probe, 0);
+    // The limit holds for the whole head (its CRLFCRLF included) however the bytes arrive: unterminated, it is at
+    // least one byte longer than what is here.
+    if (found === -1) {
+      if (this.headLength + rest.length >= MAX_HEAD_BYTES) throw new ResponseParseError("upstream response head is too large", "HPE_HEADER_OVERFLOW");
+      this.headChunks.push(rest.slice());
+      this.headLength += rest.length;
+      this.headTail = probe.slice(Math.max(0, probe.length - 3));
       return bytes.length;
     }
-    this.pending = undefined;
-    const consumed = end + 4 - start;
-    this.parseHead(latin1.decode(joined.subarray(0, end)));
-    return offset + consumed;
+    const used = found + 4 - tail.length;
+    if (this.headLength + used > MAX_HEAD_BYTES) throw new ResponseParseError("upstream response head is too large", "HPE_HEADER_OVERFLOW");
+    this.headChunks.push(rest.subarray(0, used));
+    const whole = concat(this.headChunks, this.headLength + used);
+    this.headChunks = [];
+    this.headLength = 0;
+    this.headTail = EMPTY;
+    this.parseHead(latin1.decode(whole.subarray(0, whole.length - 4)));
+    return offset + used;
   }
 
   private parseHead(text: string): void {
@@ -176,14 +214,15 @@ export class ResponseParser {
       } else if (name === "connection") connection = value.toLowerCase();
     }
     // 1xx (100 Continue, 103 Early Hints) precede the real answer; 101 would switch protocols, which we never ask for.
-    if (status >= 100 && status < 200 && status !== 101) return;
+    if (status === 101) throw new ResponseParseError("upstream switched protocols (101) without being asked to");
+    if (status >= 100 && status < 200) return;
     this.keepAlive = minor === "1" ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
     this.sink.head({ status, statusText: match[3] ?? "", headers });
-    if (this.isHead || status === 204 || status === 304 || status === 101 || (status >= 100 && status < 200)) this.finish(this.keepAlive);
+    if (this.isHead || status === 204 || status === 304) this.finish();
     else if (chunked) this.state = State.ChunkSize;
     else if (length !== undefined) {
       this.remaining = length;
-      if (length === 0) this.finish(this.keepAlive);
+      if (length === 0) this.finish();
       else this.state = State.Length;
     } else {
       this.keepAlive = false;
@@ -200,6 +239,8 @@ export class ResponseParser {
       return bytes.length;
     }
     const line = this.pending ? this.join(bytes, offset).subarray(0, this.pending.length + lf - offset) : bytes.subarray(offset, lf);
+    // Same limit as for a line still incomplete, so a line's fate does not depend on how its bytes arrived.
+    if (line.length > MAX_LINE_BYTES) throw new ResponseParseError("upstream sent an over-long chunk line");
     this.pending = undefined;
     const text = latin1.decode(line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line);
     lf += 1;
@@ -217,7 +258,7 @@ export class ResponseParser {
       }
       case State.Trailers:
         // Trailer fields are not used by any API we call; the empty line ends the message.
-        if (text === "") this.finish(this.keepAlive);
+        if (text === "") this.finish();
         break;
     }
     return lf;
