@@ -96,26 +96,18 @@ export class ResponseParser {
         case State.Head:
           offset = this.readHead(bytes, offset);
           break;
-        case State.Length: {
-          const take = Math.min(this.remaining, bytes.length - offset);
-          this.sink.body(bytes.subarray(offset, offset + take));
-          offset += take;
-          this.remaining -= take;
+        case State.Length:
+          offset = this.passBody(bytes, offset);
           if (this.remaining === 0) this.finish();
           break;
-        }
         case State.ChunkSize:
         case State.Trailers:
           offset = this.readLine(bytes, offset);
           break;
-        case State.ChunkData: {
-          const take = Math.min(this.remaining, bytes.length - offset);
-          this.sink.body(bytes.subarray(offset, offset + take));
-          offset += take;
-          this.remaining -= take;
+        case State.ChunkData:
+          offset = this.passBody(bytes, offset);
           if (this.remaining === 0) this.state = State.ChunkDataEnd;
           break;
-        }
         case State.ChunkDataEnd:
           // The CRLF after a chunk's data; read as a line that must be empty.
           offset = this.readLine(bytes, offset);
@@ -148,6 +140,14 @@ export class ResponseParser {
       this.state === State.Head ? "upstream closed the connection before answering" : "upstream closed the connection mid-response",
       "ECONNRESET",
     );
+  }
+
+  /** Hands on up to `remaining` body bytes from `offset` (a view, not a copy); returns the new offset. */
+  private passBody(bytes: Uint8Array, offset: number): number {
+    const take = Math.min(this.remaining, bytes.length - offset);
+    this.sink.body(bytes.subarray(offset, offset + take));
+    this.remaining -= take;
+    return offset + take;
   }
 
   /** Ends the message; `end` goes out when the current push is over (see endPending). */
