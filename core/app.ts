@@ -20,6 +20,7 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
   const auth = createAuthenticator(deps, defaultWorkspaceId);
   const routes: RouteTable = new Map();
   const limit = deps.config.bodyLimitBytes;
+  const trimmer = deps.idleTrimmer;
 
   const api = new Elysia({ prefix: API_PREFIX, name: "api", normalize: false })
     .use(catalogRoutes(deps))
@@ -32,6 +33,7 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
 
   const app = new Elysia({ name: "gateway", normalize: false })
     .onRequest(({ request }) => {
+      trimmer?.touch();
       // Reject oversized bodies from the declared length before reading them; Bun's own cap backs this up.
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > limit) {

@@ -25,12 +25,15 @@ import { buildCatalog } from "./routing/catalog.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
 import { openStore } from "./store/connect.ts";
 import { createUpstreamFetch } from "./upstream-http/fetch.ts";
+import { IdleTrimmer } from "./ops/idle-trim.ts";
+import { openStreamCount } from "./http/sse.ts";
 import type { Store } from "./store/types.ts";
 
 export interface Gateway {
   deps: Deps;
   app: GatewayApp;
   defaultWorkspaceId: string;
+  idleTrimmer: IdleTrimmer;
   /** Flushes the usage ledger and closes the store and kv. */
   close(): Promise<void>;
 }
@@ -106,13 +109,22 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const batches = config.batches ?? DEFAULT_BATCHES;
   const batchWorker = batches.worker ? new BatchWorker(deps, batches) : undefined;
   deps.batchWorker = batchWorker;
+  const trimmer = new IdleTrimmer({
+    idleMs: config.idleTrimMs,
+    busy: () => openStreamCount() > 0,
+    onTrim: (report) => logger.debug({ rss_before: report.rssBeforeBytes, rss_after: report.rssAfterBytes, ms: Math.round(report.ms) }, "idle: memory given back"),
+  });
+  deps.idleTrimmer = trimmer;
   const app = createApp(deps, workspace.id);
   batchWorker?.start();
+  trimmer.start();
   return {
     deps,
     app,
     defaultWorkspaceId: workspace.id,
+    idleTrimmer: trimmer,
     async close() {
+      trimmer.stop();
       // First: the worker gives its running items back and its last results reach the ledger before it flushes.
       await batchWorker?.stop();
       routing.stop();

@@ -42,4 +42,6 @@ export interface Deps {
   credits: CreditLedger;
   /** This process's batch worker, when it runs one (README "Batches"); routes wake it when work arrives. */
   batchWorker?: { wake(): void };
+  /** Counts requests so memory can be given back once traffic stops (core/ops/idle-trim.ts). */
+  idleTrimmer?: { touch(): void };
 }

@@ -91,6 +91,7 @@ export const ConfigFileSchema = Type.Object(
           idle_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 255 })),
           keep_alive_ms: Type.Optional(Type.Integer({ minimum: 100 })),
           shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          idle_trim_ms: Type.Optional(Type.Integer({ minimum: 0 })),
         },
         { additionalProperties: false },
       ),

@@ -61,6 +61,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     idleTimeoutSeconds: file.server?.idle_timeout_seconds ?? 255,
     keepAliveMs: file.server?.keep_alive_ms ?? 15_000,
     shutdownGraceMs: file.server?.shutdown_grace_ms ?? 30_000,
+    idleTrimMs: file.server?.idle_trim_ms ?? 10_000,
     providers,
     extensions: (file.extensions ?? []).map(toExtension),
     plugins: file.plugins ?? {},

@@ -80,6 +80,8 @@ export interface GatewayConfig {
   keepAliveMs: number;
   /** How long SIGTERM waits for running streams before closing. */
   shutdownGraceMs: number;
+  /** Quiet time after which memory is given back to the system (core/ops/idle-trim.ts); 0 = never. */
+  idleTrimMs: number;
   providers: ProviderConfig[];
   extensions: ExtensionRef[];
   /** Per-plugin default options, keyed by plugin id. */

@@ -65,6 +65,8 @@ describe("config file schema", () => {
     ["server.idle_timeout_seconds", 256, 'invalid config field "server.idle_timeout_seconds"'],
     ["server.keep_alive_ms", 99, 'invalid config field "server.keep_alive_ms"'],
     ["server.shutdown_grace_ms", -1, 'invalid config field "server.shutdown_grace_ms"'],
+    ["server.idle_trim_ms", -1, 'invalid config field "server.idle_trim_ms"'],
+    ["server.idle_trim_ms", 1.5, 'invalid config field "server.idle_trim_ms"'],
     ["server.port", 80, 'invalid config field "server.port"'],
     ["provider", [], 'invalid config field "provider"'],
   ])("%s = %p is rejected naming the field", (path, value, expected) => {

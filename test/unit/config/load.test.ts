@@ -39,6 +39,7 @@ describe("defaults", () => {
       idleTimeoutSeconds: 255,
       keepAliveMs: 15_000,
       shutdownGraceMs: 30_000,
+      idleTrimMs: 10_000,
       extensions: [],
       plugins: {},
       configDir: "/cfg",
@@ -63,8 +64,8 @@ describe("defaults", () => {
   });
 
   test("server settings come from the file", () => {
-    const config = build({ server: { body_limit_bytes: 2048, idle_timeout_seconds: 30, keep_alive_ms: 500, shutdown_grace_ms: 0 } });
-    expect(config).toMatchObject({ bodyLimitBytes: 2048, idleTimeoutSeconds: 30, keepAliveMs: 500, shutdownGraceMs: 0 });
+    const config = build({ server: { body_limit_bytes: 2048, idle_timeout_seconds: 30, keep_alive_ms: 500, shutdown_grace_ms: 0, idle_trim_ms: 0 } });
+    expect(config).toMatchObject({ bodyLimitBytes: 2048, idleTimeoutSeconds: 30, keepAliveMs: 500, shutdownGraceMs: 0, idleTrimMs: 0 });
   });
 });
 

@@ -193,6 +193,7 @@ export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfi
     idleTimeoutSeconds: 60,
     keepAliveMs: 15_000,
     shutdownGraceMs: 0,
+    idleTrimMs: 0,
     providers: [],
     extensions: [],
     plugins: {},
