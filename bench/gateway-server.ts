@@ -61,4 +61,4 @@ const stop = async () => {
 };
 process.on("SIGTERM", () => void stop());
 
-announce(server.port ?? 0, { log: join(dir, "gateway.log") });
+announce(server.port ?? 0, { log: join(dir, "gateway.log"), idleTrimMs: config.idleTrimMs });
