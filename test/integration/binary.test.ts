@@ -9,6 +9,27 @@ const dir = mkdtempSync(join(tmpdir(), "gw-bin-"));
 let child: ReturnType<typeof Bun.spawn> | undefined;
 afterAll(() => child?.kill("SIGKILL"));
 
+/** The `url` of the "gateway listening" log line, or "" if it does not come within `ms`. */
+async function listeningUrl(stdout: ReadableStream<Uint8Array>, ms: number): Promise<string> {
+  const reader = stdout.getReader();
+  const decoder = new TextDecoder();
+  const deadline = Bun.sleep(ms).then(() => undefined);
+  let text = "";
+  for (;;) {
+    const next = await Promise.race([reader.read(), deadline]);
+    if (!next || next.done) return "";
+    text += decoder.decode(next.value, { stream: true });
+    for (const line of text.split("\n")) {
+      if (!line.includes('"gateway listening"')) continue;
+      const url = (JSON.parse(line) as { url?: string }).url;
+      if (url) {
+        reader.releaseLock();
+        return url;
+      }
+    }
+  }
+}
+
 describe("single binary", () => {
   test(
     "builds, starts on embedded defaults and serves chat completions",
@@ -16,21 +37,21 @@ describe("single binary", () => {
       const outfile = join(dir, "gateway");
       const build = Bun.spawnSync(["bun", "build", "--compile", "server.ts", "--outfile", outfile], { cwd: root, stdout: "pipe", stderr: "pipe" });
       expect(build.exitCode, build.stderr.toString()).toBe(0);
-      const port = 20000 + Math.floor(Math.random() * 20000);
-      // Run from an empty directory: the binary must not need the source tree.
+      // Run from an empty directory: the binary must not need the source tree. PORT=0: the system picks a free
+      // port (a fixed random one can collide with the suite's own loopback connections); the log line names it.
       child = Bun.spawn([outfile], {
         cwd: dir,
-        env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), GATEWAY_ADMIN_KEY: "binary-admin", LOG_LEVEL: "warn" },
-        stdout: "ignore",
+        env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", GATEWAY_ADMIN_KEY: "binary-admin", LOG_LEVEL: "info" },
+        stdout: "pipe",
         stderr: "pipe",
       });
-      const base = `http://127.0.0.1:${port}/api/v1`;
-      let up = false;
-      for (let i = 0; i < 100 && !up; i++) {
-        up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-        if (!up) await Bun.sleep(100);
-      }
-      expect(up).toBe(true);
+      const base = await listeningUrl(child.stdout as ReadableStream<Uint8Array>, 20_000);
+      // Its stderr only when it failed to start (reading it to the end waits for the process to exit).
+      if (base === "") child.kill();
+      const why = base === "" ? await new Response(child.stderr as ReadableStream<Uint8Array>).text() : "";
+      expect(base, why).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+      const health = await fetch(`${base}/health`);
+      expect(health.ok).toBe(true);
       const created = (await (await fetch(`${base}/keys`, { method: "POST", headers: { authorization: "Bearer binary-admin", "content-type": "application/json" }, body: JSON.stringify({ name: "bin" }) })).json()) as { key: string };
       const res = await fetch(`${base}/chat/completions`, {
         method: "POST",
