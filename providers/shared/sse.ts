@@ -18,13 +18,20 @@ export interface SseEvent {
 
 /** Assembles fields of one event across lines; reset after each dispatch. */
 class EventAssembler {
-  private data: string[] = [];
+  /** The first data line, and the rest only when there are several (almost every event has exactly one). */
+  private data: string | undefined;
+  private moreData: string[] | undefined;
   private event: string | undefined;
   private id: string | undefined;
 
   /** Applies one complete line; returns an event when the line was the blank dispatch line. */
   line(line: string): SseEvent | undefined {
     if (line === "") return this.dispatch();
+    // The common case first: `data: {...}`.
+    if (line.startsWith("data:")) {
+      this.addData(line.charCodeAt(5) === 0x20 ? line.slice(6) : line.slice(5));
+      return undefined;
+    }
     // Comment lines (keep-alives such as `: PROCESSING`) carry nothing.
     if (line.charCodeAt(0) === 0x3a) return undefined;
     const colon = line.indexOf(":");
@@ -33,7 +40,8 @@ class EventAssembler {
     if (value.charCodeAt(0) === 0x20) value = value.slice(1);
     switch (field) {
       case "data":
-        this.data.push(value);
+        // `data` with no colon: an empty data line.
+        this.addData(value);
         break;
       case "event":
         this.event = value;
@@ -51,14 +59,20 @@ class EventAssembler {
 
   /** Ends the event; events without data lines are dropped, as the spec says. */
   dispatch(): SseEvent | undefined {
-    const { data, event, id } = this;
-    this.data = [];
+    const { data, moreData, event, id } = this;
+    this.data = undefined;
+    this.moreData = undefined;
     this.event = undefined;
-    if (data.length === 0) return undefined;
-    const out: SseEvent = { data: data.join("\n") };
+    if (data === undefined) return undefined;
+    const out: SseEvent = { data: moreData === undefined ? data : [data, ...moreData].join("\n") };
     if (event !== undefined && event !== "") out.event = event;
     if (id !== undefined) out.id = id;
     return out;
+  }
+
+  private addData(value: string): void {
+    if (this.data === undefined) this.data = value;
+    else (this.moreData ??= []).push(value);
   }
 }
 
@@ -88,21 +102,32 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
         skipLeadingLf = false;
       }
       let start = 0;
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 0x0a && c !== 0x0d) continue;
-        const line = partial + text.slice(start, i);
-        partial = "";
-        if (c === 0x0d) {
-          if (i + 1 < text.length) {
-            if (text.charCodeAt(i + 1) === 0x0a) i++;
-          } else skipLeadingLf = true;
+      if (text.indexOf("\r") === -1) {
+        // LF-only text (what every provider sends): native indexOf instead of a loop over characters.
+        for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", start)) {
+          const line = partial === "" ? text.slice(start, i) : partial + text.slice(start, i);
+          partial = "";
+          start = i + 1;
+          const event = assembler.line(line);
+          if (event) yield event;
         }
-        start = i + 1;
-        const event = assembler.line(line);
-        if (event) yield event;
+      } else {
+        for (let i = 0; i < text.length; i++) {
+          const c = text.charCodeAt(i);
+          if (c !== 0x0a && c !== 0x0d) continue;
+          const line = partial + text.slice(start, i);
+          partial = "";
+          if (c === 0x0d) {
+            if (i + 1 < text.length) {
+              if (text.charCodeAt(i + 1) === 0x0a) i++;
+            } else skipLeadingLf = true;
+          }
+          start = i + 1;
+          const event = assembler.line(line);
+          if (event) yield event;
+        }
       }
-      partial += text.slice(start);
+      partial = start === 0 ? partial + text : partial + text.slice(start);
     }
     const tail = decoder.decode();
     // A trailing partial line may be cut mid-JSON, so only complete lines count; flush what they built.

@@ -101,20 +101,25 @@ export class ChatStreamEncoder {
         this.attachMetadata(chunk);
         return [chunk];
       }
-      case "debug":
-        return [{ ...this.base(), choices: [], debug: { echo_upstream_body: event.upstreamBody } }];
+      case "debug": {
+        const chunk = this.chunk([]);
+        chunk.debug = { echo_upstream_body: event.upstreamBody };
+        return [chunk];
+      }
     }
   }
 
   /** Chunks due when the event stream is over: the usage chunk when `stream_options.include_usage` asked for it. */
   end(): ChatChunk[] {
     if (this.ended || !this.ctx.request.includeUsage) return [];
-    const chunk: ChatChunk = { ...this.base(), choices: [], usage: chatUsage(this.usage, this.cost) };
+    const chunk = this.chunk([]);
+    chunk.usage = chatUsage(this.usage, this.cost);
     this.attachMetadata(chunk);
     return [chunk];
   }
 
-  private base(): Omit<ChatChunk, "choices"> {
+  /** A chunk with the stream's identity fields, built in one object literal (no spread copy per chunk). */
+  private chunk(choices: ChatChunk["choices"]): ChatChunk {
     return {
       id: this.ctx.generationId,
       object: "chat.completion.chunk",
@@ -123,6 +128,7 @@ export class ChatStreamEncoder {
       provider: this.provider,
       service_tier: this.serviceTier,
       system_fingerprint: null,
+      choices,
     };
   }
 
@@ -137,7 +143,7 @@ export class ChatStreamEncoder {
       finish_reason: finish ? chatFinishReason(finish) : null,
       native_finish_reason: finish ? nativeFinishReason(finish) : null,
     };
-    return { ...this.base(), choices: [choice] };
+    return this.chunk([choice]);
   }
 
   /** `service_metadata` goes on the final chunk only, read as late as possible so it is complete. */
