@@ -71,6 +71,8 @@ export class ResponseParser {
   private headChunks: Uint8Array[] = [];
   private headLength = 0;
   private headTail: Uint8Array = EMPTY;
+  /** Progress through the current chunk-size line. */
+  private readonly size = { digits: 0, lineLength: 0, ended: false, extension: false, cr: false };
   /** The message ended inside the current push; `end` is reported once the rest of that push was seen. */
   private endPending = false;
 
@@ -101,6 +103,8 @@ export class ResponseParser {
           if (this.remaining === 0) this.finish();
           break;
         case State.ChunkSize:
+          offset = this.readChunkSize(bytes, offset);
+          break;
         case State.Trailers:
           offset = this.readLine(bytes, offset);
           break;
@@ -109,8 +113,7 @@ export class ResponseParser {
           if (this.remaining === 0) this.state = State.ChunkDataEnd;
           break;
         case State.ChunkDataEnd:
-          // The CRLF after a chunk's data; read as a line that must be empty.
-          offset = this.readLine(bytes, offset);
+          offset = this.readChunkDataEnd(bytes, offset);
           break;
         case State.UntilClose:
           this.sink.body(offset === 0 ? bytes : bytes.subarray(offset));
@@ -219,7 +222,10 @@ export class ResponseParser {
     this.keepAlive = minor === "1" ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
     this.sink.head({ status, statusText: match[3] ?? "", headers });
     if (this.isHead || status === 204 || status === 304) this.finish();
-    else if (chunked) this.state = State.ChunkSize;
+    else if (chunked) {
+      this.remaining = 0;
+      this.state = State.ChunkSize;
+    }
     else if (length !== undefined) {
       this.remaining = length;
       if (length === 0) this.finish();
@@ -244,24 +250,66 @@ export class ResponseParser {
     this.pending = undefined;
     const text = latin1.decode(line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line);
     lf += 1;
-    switch (this.state) {
-      case State.ChunkDataEnd:
-        if (text !== "") throw new ResponseParseError("upstream chunk data overran its declared size");
-        this.state = State.ChunkSize;
-        break;
-      case State.ChunkSize: {
-        const size = text.split(";", 1)[0]!.trim();
-        if (!/^[0-9a-fA-F]{1,12}$/.test(size)) throw new ResponseParseError("upstream sent an invalid chunk size");
-        this.remaining = parseInt(size, 16);
-        this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
-        break;
-      }
-      case State.Trailers:
-        // Trailer fields are not used by any API we call; the empty line ends the message.
-        if (text === "") this.finish();
-        break;
-    }
+    // Trailer fields are not used by any API we call; the empty line ends the message.
+    if (text === "") this.finish();
     return lf;
+  }
+
+  /**
+   * The chunk-size line (`1a3;ext=v\r\n`), read byte by byte as it arrives: it comes before every chunk of every
+   * stream, so it is parsed without assembling or decoding a line. Whitespace may surround the size; a CR must be
+   * the last byte before the LF.
+   */
+  private readChunkSize(bytes: Uint8Array, offset: number): number {
+    const size = this.size;
+    for (let i = offset; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      if (++size.lineLength > MAX_LINE_BYTES + 1) throw new ResponseParseError("upstream sent an over-long chunk line");
+      if (b === LF) {
+        if (size.digits === 0) throw new ResponseParseError("upstream sent an invalid chunk size");
+        this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
+        size.digits = 0;
+        size.lineLength = 0;
+        size.ended = false;
+        size.extension = false;
+        size.cr = false;
+        return i + 1;
+      }
+      if (size.cr) throw new ResponseParseError("upstream sent an invalid chunk size");
+      if (b === CR) {
+        size.cr = true;
+        continue;
+      }
+      if (size.extension) continue;
+      if (b === 0x3b) {
+        size.extension = true;
+        continue;
+      }
+      if (b === 0x20 || b === 0x09) {
+        if (size.digits > 0) size.ended = true;
+        continue;
+      }
+      const digit = hexValue(b);
+      if (digit < 0 || size.ended || size.digits === 12) throw new ResponseParseError("upstream sent an invalid chunk size");
+      this.remaining = this.remaining * 16 + digit;
+      size.digits++;
+    }
+    return bytes.length;
+  }
+
+  /** The CRLF (or bare LF) that must follow a chunk's data. */
+  private readChunkDataEnd(bytes: Uint8Array, offset: number): number {
+    for (let i = offset; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      if (b === LF) {
+        this.size.cr = false;
+        this.state = State.ChunkSize;
+        return i + 1;
+      }
+      if (b !== CR || this.size.cr) throw new ResponseParseError("upstream chunk data overran its declared size");
+      this.size.cr = true;
+    }
+    return bytes.length;
   }
 
   private join(bytes: Uint8Array, offset: number): Uint8Array {
@@ -272,6 +320,13 @@ export class ResponseParser {
     joined.set(rest, this.pending.length);
     return joined;
   }
+}
+
+function hexValue(b: number): number {
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x61 && b <= 0x66) return b - 0x57;
+  if (b >= 0x41 && b <= 0x46) return b - 0x37;
+  return -1;
 }
 
 function indexOfHeadEnd(bytes: Uint8Array, from: number): number {

@@ -175,6 +175,14 @@ describe("real wire-shaped responses", () => {
 });
 
 describe("chunked framing", () => {
+  test("a chunk size may have surrounding whitespace, upper-case digits, and a bare LF", () => {
+    const wire = http("HTTP/1.1 200 OK", "transfer-encoding: chunked", "", "") + ` 5 ${CRLF}hello\nB\n world,abcd${CRLF}0${CRLF}${CRLF}`;
+    const outcome = parseEveryWay(wire);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.body).toBe("hello world,abcd");
+    expect(outcome.ends).toEqual([true]);
+  });
+
   test("chunk extensions are ignored (on data chunks and the last chunk)", () => {
     const wire =
       http("HTTP/1.1 200 OK", "transfer-encoding: chunked", "", "") + `5;name=value${CRLF}hello${CRLF}6 ; quoted="a;b"${CRLF} world${CRLF}A;x${CRLF}0123456789${CRLF}0;last${CRLF}${CRLF}`;
@@ -350,7 +358,7 @@ describe("malformed and truncated responses", () => {
   });
 
   test("an invalid chunk size", () => {
-    for (const size of ["zz", "", "-1", "0x10", "1234567890abc"]) {
+    for (const size of ["zz", "", "-1", "0x10", "1234567890abc", "1 a", "1\ra", " ", ";ext"]) {
       const error = errorOf(http("HTTP/1.1 200 OK", "transfer-encoding: chunked", "", "") + `${size}${CRLF}data${CRLF}0${CRLF}${CRLF}`);
       expect(error.code).toBe("HPE_INVALID_RESPONSE");
       expect(error.message).toContain("invalid chunk size");
