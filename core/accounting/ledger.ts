@@ -11,6 +11,9 @@ export class UsageLedger {
   private readonly pendingById = new Map<string, GenerationRecord>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  /** Bumped when a write starts; a read that saw it change may have seen the write's spending twice or not at all. */
+  private writes = 0;
+  private writing = false;
 
   constructor(
     private readonly store: Store,
@@ -39,6 +42,22 @@ export class UsageLedger {
     return this.pendingById.get(id);
   }
 
+  /**
+   * Runs a store read that will be combined with `pendingUsage`, so that no write of this ledger lands between
+   * the two: otherwise a batch could be counted twice (already stored and still pending) or not at all. Waits for
+   * a write in progress, and reads again if one started meanwhile (bounded: after a few tries the last read wins).
+   */
+  async readConsistently<T>(read: () => Promise<T>): Promise<T> {
+    let value!: T;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (this.writing) await this.flushing;
+      const before = this.writes;
+      value = await read();
+      if (!this.writing && this.writes === before) return value;
+    }
+    return value;
+  }
+
   /** Writes everything queued so far; concurrent calls are serialised. */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(() => this.writeBatch());
@@ -55,6 +74,8 @@ export class UsageLedger {
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
+    this.writing = true;
+    this.writes++;
     const byKey = new Map<string, number>();
     for (const g of batch) if (g.cost > 0) byKey.set(g.keyHash, (byKey.get(g.keyHash) ?? 0) + g.cost);
     try {
@@ -70,6 +91,8 @@ export class UsageLedger {
       // Keep the batch for the next tick rather than lose billing data.
       this.queue = batch.concat(this.queue);
       this.logger.error({ err: error, records: batch.length }, "usage ledger flush failed; will retry");
+    } finally {
+      this.writing = false;
     }
   }
 }

@@ -18,7 +18,8 @@ export function accountRoutes(deps: Deps, auth: Authenticator) {
           return { data: { hash: principal.keyHash, name: principal.name, label: "GATEWAY_ADMIN_KEY", is_management_key: true, is_provisioning_key: true, usage: 0, limit: null, limit_remaining: null, limit_reset: null, workspace_id: principal.workspaceId } };
         }
         // The principal's record may come from the auth cache; usage must be read fresh.
-        const record = (await deps.store.keys.findByHash(principal.keyHash)) ?? principal.record;
+        const stored = await deps.ledger.readConsistently(() => deps.store.keys.findByHash(principal.keyHash));
+        const record = stored ?? principal.record;
         const data = keyView(record, deps.ledger.pendingUsage(principal.keyHash));
         // limit_remaining from the credit window the reservations use, so it matches what the next request sees.
         return { data: { ...data, ...(await limitFields(deps.credits, record)), is_provisioning_key: principal.isManagement, is_free_tier: false } };

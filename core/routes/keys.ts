@@ -43,7 +43,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
 
   /** A key of the caller's workspace, or 404 (another workspace's key is indistinguishable from a missing one). */
   const ownKey = async (principal: Principal, hash: string) => {
-    const record = await deps.store.keys.findByHash(hash);
+    const record = await deps.ledger.readConsistently(() => deps.store.keys.findByHash(hash));
     if (!record || record.workspaceId !== principal.workspaceId) throw errors.notFound("API key not found");
     return record;
   };
@@ -77,11 +77,13 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
     .get(
       "/keys",
       async ({ query, principal }) => {
-        const records = await deps.store.keys.list(principal.workspaceId, {
-          offset: query.offset ?? 0,
-          limit: 100,
-          includeDisabled: query.include_disabled === "true",
-        });
+        const records = await deps.ledger.readConsistently(() =>
+          deps.store.keys.list(principal.workspaceId, {
+            offset: query.offset ?? 0,
+            limit: 100,
+            includeDisabled: query.include_disabled === "true",
+          }),
+        );
         return { data: await Promise.all(records.map(view)) };
       },
       { query: ListQuery, detail: { summary: "List API keys", tags: ["keys"] } },

@@ -197,3 +197,80 @@ describe("UsageLedger", () => {
     expect(inserts).toHaveLength(2); // no timer any more
   });
 });
+
+describe("readConsistently: a stored read combined with pendingUsage never counts a batch twice or not at all", () => {
+  /**
+   * A store whose usage column is visible before the write's promise settles (as a committed transaction is seen by
+   * other connections before its client gets the reply): the window in which stored + pending double-counts.
+   */
+  function committingStore() {
+    const state = { stored: 0, release: undefined as (() => void) | undefined, reads: 0 };
+    const store = {
+      dialect: "sqlite",
+      generations: { insertMany: async () => undefined, get: async () => undefined },
+      keys: {
+        addUsage(entries: ReadonlyArray<{ hash: string; amount: number }>) {
+          for (const e of entries) state.stored += e.amount;
+          return new Promise<void>((resolve) => (state.release = resolve));
+        },
+      },
+    } as unknown as Store;
+    const read = async () => {
+      state.reads++;
+      return state.stored;
+    };
+    return { store, state, read };
+  }
+
+  test("a plain read during the commit window double-counts (the race this guards against)", async () => {
+    const { store, state, read } = committingStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    ledger.record(generation("k", 1.5));
+    const flushed = ledger.flush();
+    while (!state.release) await Bun.sleep(0);
+    expect((await read()) + ledger.pendingUsage("k")).toBe(3); // stored and still pending
+    state.release();
+    await flushed;
+  });
+
+  test("a consistent read waits for the write in progress and sees it exactly once", async () => {
+    const { store, state, read } = committingStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    ledger.record(generation("k", 1.5));
+    const flushed = ledger.flush();
+    while (!state.release) await Bun.sleep(0);
+    const reading = ledger.readConsistently(read).then((stored) => stored + ledger.pendingUsage("k"));
+    await Bun.sleep(5);
+    state.release();
+    expect(await reading).toBe(1.5);
+    await flushed;
+  });
+
+  test("a write that starts during the read makes it read again", async () => {
+    const { store, state } = committingStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    ledger.record(generation("k", 2));
+    let first = true;
+    const total = await ledger.readConsistently(async () => {
+      const value = state.stored;
+      if (first) {
+        first = false;
+        // A flush begins while this read is in flight (its result predates the write).
+        const flushed = ledger.flush();
+        while (!state.release) await Bun.sleep(0);
+        state.release();
+        await flushed;
+      }
+      return value;
+    });
+    expect(state.stored).toBe(2);
+    expect(total + ledger.pendingUsage("k")).toBe(2);
+  });
+
+  test("with no write around it reads once", async () => {
+    const { store, state, read } = committingStore();
+    const ledger = new UsageLedger(store, recordingLogger());
+    expect(await ledger.readConsistently(read)).toBe(0);
+    expect(state.reads).toBe(1);
+  });
+});
