@@ -111,7 +111,8 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   deps.batchWorker = batchWorker;
   const trimmer = new IdleTrimmer({
     idleMs: config.idleTrimMs,
-    busy: () => openStreamCount() > 0,
+    // Batch items run without HTTP requests: they keep the process busy too.
+    busy: () => openStreamCount() > 0 || (batchWorker?.runningItems ?? 0) > 0,
     onTrim: (report) => logger.debug({ rss_before: report.rssBeforeBytes, rss_after: report.rssAfterBytes, ms: Math.round(report.ms) }, "idle: memory given back"),
   });
   deps.idleTrimmer = trimmer;

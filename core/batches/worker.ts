@@ -75,6 +75,11 @@ export class BatchWorker {
     });
   }
 
+  /** Items this process is running now (the idle trimmer waits for them, like for open streams). */
+  get runningItems(): number {
+    return this.running.size;
+  }
+
   /** Stops claiming, gives running items back (they run again elsewhere or after restart) and waits for them. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { chatItem, submit, waitForBatch } from "../unit/batches/http-support.ts";
 
 const IDLE_MS = 150;
 let gw: TestGateway;
@@ -58,5 +59,21 @@ describe("idle trim (server.idle_trim_ms)", () => {
     // Once it has ended and the gateway is quiet again, the next trim comes.
     await waitForTrims(trims + 1, IDLE_MS * 10);
     expect(gw.gateway.idleTrimmer.trims).toBe(trims + 1);
+  });
+
+  test("no trim while batch items run (they make no HTTP requests)", async () => {
+    await waitForTrims(gw.gateway.idleTrimmer.trims + 1, IDLE_MS * 10);
+    const trims = gw.gateway.idleTrimmer.trims;
+    // Two items that each take ten idle periods upstream; meanwhile no HTTP request reaches the gateway.
+    const batch = await submit(gw, {
+      endpoint: "/chat/completions",
+      model: "simulator/small",
+      requests: [chatItem("a", `slow-a [sim tokens=3 latency=${IDLE_MS * 10}]`), chatItem("b", `slow-b [sim tokens=3 latency=${IDLE_MS * 10}]`)],
+    });
+    await Bun.sleep(IDLE_MS * 6);
+    expect(gw.gateway.idleTrimmer.trims).toBe(trims);
+    const { batch: done } = await waitForBatch(gw, batch.id, (b) => b.status === "completed" || b.status === "failed");
+    expect(done.status).toBe("completed");
+    expect(gw.gateway.idleTrimmer.trims).toBe(trims);
   });
 });
