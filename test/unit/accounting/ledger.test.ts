@@ -222,23 +222,26 @@ describe("readConsistently: a stored read combined with pendingUsage never count
     return { store, state, read };
   }
 
-  test("a plain read during the commit window double-counts (the race this guards against)", async () => {
+  /** A ledger holding 1.5 for key "k" whose write has committed in the store but not yet returned. */
+  async function midCommit() {
     const { store, state, read } = committingStore();
     const ledger = new UsageLedger(store, recordingLogger());
     ledger.record(generation("k", 1.5));
     const flushed = ledger.flush();
     while (!state.release) await Bun.sleep(0);
+    const release: () => void = state.release;
+    return { ledger, state: { release }, read, flushed };
+  }
+
+  test("a plain read during the commit window double-counts (the race this guards against)", async () => {
+    const { ledger, state, read, flushed } = await midCommit();
     expect((await read()) + ledger.pendingUsage("k")).toBe(3); // stored and still pending
     state.release();
     await flushed;
   });
 
   test("a consistent read waits for the write in progress and sees it exactly once", async () => {
-    const { store, state, read } = committingStore();
-    const ledger = new UsageLedger(store, recordingLogger());
-    ledger.record(generation("k", 1.5));
-    const flushed = ledger.flush();
-    while (!state.release) await Bun.sleep(0);
+    const { ledger, state, read, flushed } = await midCommit();
     const reading = ledger.readConsistently(read).then((stored) => stored + ledger.pendingUsage("k"));
     await Bun.sleep(5);
     state.release();
