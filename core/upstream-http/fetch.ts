@@ -75,14 +75,10 @@ async function send(pool: ConnectionPool, request: OutgoingRequest, mayRetry: bo
   const requestHead = head(request);
   let connection: Connection;
   try {
-    connection = await pool.acquire(request.url);
+    connection = await (signal ? abortable(pool.acquire(request.url), signal) : pool.acquire(request.url));
   } catch (thrown) {
     signal?.throwIfAborted();
     throw thrown;
-  }
-  if (signal?.aborted) {
-    pool.release(connection);
-    throw signal.reason;
   }
   connection.uses++;
   const exchange = new Exchange(pool, connection, request, requestHead);
@@ -94,6 +90,33 @@ async function send(pool: ConnectionPool, request: OutgoingRequest, mayRetry: bo
     if (mayRetry && connection.uses > 1 && !exchange.answered && !signal?.aborted && isReset(thrown)) return send(pool, request, false);
     throw thrown;
   }
+}
+
+/**
+ * A connection attempt the caller may abandon: an unreachable host can take the system's whole connect timeout
+ * (minutes), and a request's deadline or its client going away must not wait for that. A connection that arrives
+ * after the abort is closed.
+ */
+export function abortable(connecting: Promise<Connection>, signal: AbortSignal): Promise<Connection> {
+  if (signal.aborted) {
+    void connecting.then((late) => late.destroy(), () => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<Connection>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    connecting.then(
+      (connection) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) connection.destroy();
+        else resolve(connection);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function isReset(thrown: unknown): boolean {
