@@ -23,28 +23,41 @@ async function waitFor(stream: ReadableStream<Uint8Array>, pattern: RegExp, time
   const decoder = new TextDecoder();
   let text = "";
   const deadline = Date.now() + timeoutMs;
+  // One read in flight at a time: a read that lost the race to the timer is awaited again, not replaced (a
+  // replaced read's chunk would be lost).
+  let pending: ReturnType<typeof reader.read> | undefined;
   while (!pattern.test(text) && Date.now() < deadline) {
-    const chunk = await Promise.race([reader.read(), Bun.sleep(200).then(() => undefined)]);
-    if (chunk?.done) break;
-    if (chunk?.value) text += decoder.decode(chunk.value, { stream: true });
+    pending ??= reader.read();
+    const chunk = await Promise.race([pending, Bun.sleep(200).then(() => undefined)]);
+    if (chunk === undefined) continue;
+    pending = undefined;
+    if (chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
   }
-  reader.releaseLock();
+  if (pending === undefined) reader.releaseLock();
   return text;
 }
 
-const freePort = () => 20000 + Math.floor(Math.random() * 20000);
+/**
+ * The API base from the "gateway listening" log line. The tests start gateways on PORT=0: a random fixed port can
+ * collide with the suite's own loopback connections in the ephemeral range (it did).
+ */
+function listeningBase(output: string): string {
+  const url = /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1];
+  if (!url) throw new Error(`no "gateway listening" line in:\n${output}`);
+  return url;
+}
 
 describe("server process", () => {
   test("first start on an empty database prints one management and one inference key that work", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gw-"));
-    const port = freePort();
-    const child = spawnGateway({ PORT: String(port), DATABASE_URL: `sqlite://${dir}/g.db` });
+    const child = spawnGateway({ PORT: "0", DATABASE_URL: `sqlite://${dir}/g.db` });
     const out = await waitFor(child.stdout, /inference key:\s+\S+/);
     const management = /management key:\s+(\S+)/.exec(out)?.[1];
     const inference = /inference key:\s+(\S+)/.exec(out)?.[1];
     expect(management).toMatch(/^sk-gw-v1-/);
     expect(inference).toMatch(/^sk-gw-v1-/);
-    const base = `http://127.0.0.1:${port}/api/v1`;
+    const base = listeningBase(out);
     const chat = await fetch(`${base}/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${inference}`, "content-type": "application/json" },
@@ -56,10 +69,10 @@ describe("server process", () => {
     child.kill("SIGTERM");
     await child.exited;
     // Second start on the same database: no new keys are printed, the old ones still work (they persisted).
-    const again = spawnGateway({ PORT: String(port), DATABASE_URL: `sqlite://${dir}/g.db` });
+    const again = spawnGateway({ PORT: "0", DATABASE_URL: `sqlite://${dir}/g.db` });
     const out2 = await waitFor(again.stdout, /gateway listening/);
     expect(out2).not.toContain("inference key:");
-    const reuse = await fetch(`${base}/key`, { headers: { authorization: `Bearer ${inference}` } });
+    const reuse = await fetch(`${listeningBase(out2)}/key`, { headers: { authorization: `Bearer ${inference}` } });
     expect(reuse.status).toBe(200);
   });
 
@@ -67,7 +80,7 @@ describe("server process", () => {
     const dir = mkdtempSync(join(tmpdir(), "gw-"));
     const file = join(dir, "bad.json");
     writeFileSync(file, JSON.stringify({ providers: [{ id: "x", adapter: "openai", base_url: "http://127.0.0.1:1/v1", models: [{ id: "m", pricing: { prompt: "cheap", completion: 1 } }] }] }));
-    const child = spawnGateway({ PORT: String(freePort()), GATEWAY_CONFIG: file, DATABASE_URL: `sqlite://${dir}/g.db` });
+    const child = spawnGateway({ PORT: "0", GATEWAY_CONFIG: file, DATABASE_URL: `sqlite://${dir}/g.db` });
     expect(await child.exited).toBe(1);
     const err = await new Response(child.stderr).text();
     expect(err).toContain("providers.0.models.0.pricing.prompt");
@@ -77,17 +90,15 @@ describe("server process", () => {
     const dir = mkdtempSync(join(tmpdir(), "gw-"));
     const file = join(dir, "bad.json");
     writeFileSync(file, JSON.stringify({ providers: [{ id: "x", adapter: "warp-drive", base_url: "http://127.0.0.1:1/v1", models: [{ id: "m" }] }] }));
-    const child = spawnGateway({ PORT: String(freePort()), GATEWAY_CONFIG: file, DATABASE_URL: `sqlite://${dir}/g.db` });
+    const child = spawnGateway({ PORT: "0", GATEWAY_CONFIG: file, DATABASE_URL: `sqlite://${dir}/g.db` });
     expect(await child.exited).toBe(1);
     expect(await new Response(child.stderr).text()).toContain('providers[0].adapter": unknown adapter "warp-drive"');
   });
 
   test("SIGTERM lets a running stream finish and refuses new connections", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gw-"));
-    const port = freePort();
-    const child = spawnGateway({ PORT: String(port), DATABASE_URL: `sqlite://${dir}/g.db`, GATEWAY_ADMIN_KEY: "admin-for-sigterm-test" });
-    await waitFor(child.stdout, /gateway listening/);
-    const base = `http://127.0.0.1:${port}/api/v1`;
+    const child = spawnGateway({ PORT: "0", DATABASE_URL: `sqlite://${dir}/g.db`, GATEWAY_ADMIN_KEY: "admin-for-sigterm-test" });
+    const base = listeningBase(await waitFor(child.stdout, /gateway listening/));
     const created = (await (await fetch(`${base}/keys`, { method: "POST", headers: { authorization: "Bearer admin-for-sigterm-test", "content-type": "application/json" }, body: JSON.stringify({ name: "k" }) })).json()) as { key: string };
     const res = await fetch(`${base}/chat/completions`, {
       method: "POST",
