@@ -1,4 +1,8 @@
-/** A pipeline stage (ARCHITECTURE §4): an onion layer; code before `await next()` runs inward, after it outward. */
+/**
+ * A pipeline stage (ARCHITECTURE §4): an onion layer; code before `await next()` runs inward, after it outward.
+ * A stage with nothing to do on the way out ends with `return next()` instead: its frame is then released while
+ * the request waits on the upstream, instead of staying suspended for the whole call (memory per open request).
+ */
 import type { RequestContext } from "./context.ts";
 
 export interface Stage {

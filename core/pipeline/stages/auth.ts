@@ -10,6 +10,6 @@ export const authStage: Stage = {
     if (!ctx.principal) throw errors.unauthenticated();
     requireInference(ctx.principal);
     ctx.log.key = ctx.principal.keyHash.slice(0, 8);
-    await next();
+    return next();
   },
 };

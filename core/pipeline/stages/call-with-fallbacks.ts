@@ -44,7 +44,7 @@ export const callWithFallbacksStage: Stage = {
       ctx.outcome = first ? first.outcome : { kind: "stream", events: deferred(walking) };
     }
     // Outside every try: a failure of a later stage is not an upstream failure and must never trigger a fallback.
-    await next();
+    return next();
   },
 };
 

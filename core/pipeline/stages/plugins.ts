@@ -54,7 +54,7 @@ export const prePluginsStage: Stage = {
         ctx.request = context.request; // a hook may assign a new request object rather than mutate it
       }
     }
-    await next();
+    return next();
   },
 };
 
@@ -88,6 +88,6 @@ export const routePluginsStage: Stage = {
       );
       if (ctx.candidates.length === 0) throw errors.invalid(`plugin "${plugin.id}" left no endpoint to serve this request`);
     }
-    await next();
+    return next();
   },
 };

@@ -50,7 +50,7 @@ export const routingStage: Stage = {
     ctx.candidates = plan.candidates;
     ctx.route = { ...plan, sticky };
     ctx.log.model = requested[0];
-    await next();
+    return next();
   },
 };
 
