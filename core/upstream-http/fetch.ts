@@ -28,8 +28,8 @@ export type UpstreamFetch = ((input: string | URL | Request, init?: RequestInit)
 };
 
 const encoder = new TextEncoder();
-/** Response statuses that must not carry a body (the Response constructor rejects one). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+/** Final statuses that must not carry a body (the Response constructor rejects one; the parser skips 1xx). */
+const NULL_BODY = new Set([204, 205, 304]);
 /** Proxy settings, which only Bun's fetch honours. (NODE_EXTRA_CA_CERTS needs no fallback: Bun's TLS sockets use it too.) */
 const FALLBACK_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"];
 /** Chunks queued for a slow reader before the socket is paused. */
@@ -243,7 +243,7 @@ class Exchange {
       headers.delete("content-encoding");
       headers.delete("content-length");
     }
-    this.resolve(new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: head.statusText, headers }));
+    this.resolve(new Response(body, { status: status > 599 ? 502 : status, statusText: head.statusText, headers }));
   }
 
   private onBody(bytes: Uint8Array): void {

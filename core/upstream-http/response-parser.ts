@@ -81,16 +81,6 @@ export class ResponseParser {
     private readonly isHead: boolean,
   ) {}
 
-  /** True once `end` was called. */
-  get done(): boolean {
-    return this.state === State.Done;
-  }
-
-  /** True before the head of the final (non-1xx) response was parsed. */
-  get awaitingHead(): boolean {
-    return this.state === State.Head;
-  }
-
   push(bytes: Uint8Array): void {
     let offset = 0;
     while (offset < bytes.length) {
@@ -197,6 +187,7 @@ export class ResponseParser {
     if (!match) throw new ResponseParseError(`upstream sent an invalid status line: ${JSON.stringify(statusLine.slice(0, 80))}`);
     const minor = match[1];
     const status = Number(match[2]);
+    if (status < 100) throw new ResponseParseError(`upstream sent an invalid status: ${status}`);
     const headers: Array<[string, string]> = [];
     let chunked = false;
     let length: number | undefined;

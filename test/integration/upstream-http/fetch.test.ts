@@ -230,6 +230,17 @@ describe("requests arrive intact", () => {
 });
 
 describe("response bodies", () => {
+  test("a status above 599 (no Response can carry it) arrives as 502 with its body; one below 100 is refused", async () => {
+    const high = rawServer((socket) => void socket.write("HTTP/1.1 799 Odd\r\ncontent-length: 2\r\n\r\nhi"));
+    const upstreamFetch = client();
+    const response = await upstreamFetch(`http://127.0.0.1:${high.port}/x`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(502);
+    expect(await response.text()).toBe("hi");
+    const low = rawServer((socket) => void socket.write("HTTP/1.1 042 Low\r\ncontent-length: 0\r\n\r\n"));
+    const error = (await upstreamFetch(`http://127.0.0.1:${low.port}/x`, { method: "POST", body: "{}" }).catch((e: unknown) => e)) as { code?: string };
+    expect(error.code).toBe("HPE_INVALID_RESPONSE");
+  });
+
   test("an SSE stream arrives incrementally: the first event is readable before the server sends the last", async () => {
     let releaseLast!: () => void;
     const lastMayGo = new Promise<void>((resolve) => (releaseLast = resolve));

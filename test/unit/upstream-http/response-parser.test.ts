@@ -353,6 +353,14 @@ describe("malformed and truncated responses", () => {
     }
   });
 
+  test("a three-digit status below 100 is refused", () => {
+    for (const line of ["HTTP/1.1 000 Nothing", "HTTP/1.1 099 Low"]) {
+      const error = errorOf(http(line, "content-length: 0", "", ""));
+      expect(error.code).toBe("HPE_INVALID_RESPONSE");
+      expect(error.message).toContain("invalid status");
+    }
+  });
+
   test("a header line without a colon", () => {
     expect(errorOf(http("HTTP/1.1 200 OK", "not a header", "", "")).message).toContain("invalid header line");
   });
@@ -456,16 +464,18 @@ describe("size limits", () => {
 });
 
 describe("parser state", () => {
-  test("awaitingHead and done follow the exchange", () => {
-    const parser = new ResponseParser({ head() {}, body() {}, end() {} }, false);
-    expect(parser.awaitingHead).toBe(true);
+  test("a 1xx reports no head; the final head comes first and the end only with the last body byte", () => {
+    const seen: string[] = [];
+    const parser = new ResponseParser(
+      { head: (head) => seen.push(`head ${head.status}`), body: (bytes) => seen.push(`body ${bytes.length}`), end: (reusable) => seen.push(`end ${reusable}`) },
+      false,
+    );
     parser.push(encoder.encode(http("HTTP/1.1 100 Continue", "", "")));
-    expect(parser.awaitingHead).toBe(true);
+    expect(seen).toEqual([]);
     parser.push(encoder.encode(http("HTTP/1.1 200 OK", "content-length: 3", "", "") + "ab"));
-    expect(parser.awaitingHead).toBe(false);
-    expect(parser.done).toBe(false);
+    expect(seen).toEqual(["head 200", "body 2"]);
     parser.push(encoder.encode("c"));
-    expect(parser.done).toBe(true);
+    expect(seen).toEqual(["head 200", "body 2", "body 1", "end true"]);
   });
 
   test("body bytes are views of the pushed buffer, not copies", () => {
