@@ -4,39 +4,24 @@
  * client sees it, a failure before the stream started (a normal error status and envelope), service_metadata on
  * `response.completed`, and keep-alive comments (`server.keep_alive_ms` 100) on a slow stream.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import type { SimulatorServer } from "../../providers/simulator/server.ts";
 import {
-  FAKE_PARTIAL,
   CHAT_MODEL as CHAT,
   NATIVE_MODEL as NATIVE,
-  startResponsesRig,
-  type FakeResponsesUpstream,
-  type ResponsesRig,
+  expectServiceMetadata,
+  useResponsesRig,
 } from "../support/fake-responses-upstream.ts";
-import type { TestGateway } from "../support/gateway.ts";
 
 type Json = Record<string, any>;
 
-let rig: ResponsesRig;
-let gw: TestGateway;
-let sim: SimulatorServer;
-let fake: FakeResponsesUpstream;
-let client: OpenAI;
-
-beforeAll(async () => {
-  rig = await startResponsesRig({ keepAliveMs: 100 });
-  ({ gw, sim, fake, client } = rig);
-});
-
-afterAll(() => rig.close());
+const rig = useResponsesRig({ keepAliveMs: 100 });
 
 /** SSE frames of a raw stream request: comments, events (JSON) and the `[DONE]` sentinel, in order. */
 type Frame = { kind: "comment"; text: string } | { kind: "done" } | { kind: "event"; data: Json };
 
 async function rawFrames(body: Json, headers: Record<string, string> = {}): Promise<Frame[]> {
-  const res = await gw.request("/responses", { method: "POST", headers, json: { stream: true, ...body } });
+  const res = await rig.gw.request("/responses", { method: "POST", headers, json: { stream: true, ...body } });
   expect(res.status).toBe(200);
   return (await res.text())
     .split("\n\n")
@@ -65,7 +50,7 @@ describe("the official client", () => {
     ["openai-responses adapter", NATIVE, "Stream [fake text]"],
   ] as const) {
     test(`${label}: stream: true iteration`, async () => {
-      const stream = await client.responses.create({ model, input, stream: true });
+      const stream = await rig.client.responses.create({ model, input, stream: true });
       const seen: string[] = [];
       let text = "";
       let completed: OpenAI.Responses.Response | undefined;
@@ -83,7 +68,7 @@ describe("the official client", () => {
     });
 
     test(`${label}: responses.stream() helper and finalResponse()`, async () => {
-      const stream = client.responses.stream({ model, input });
+      const stream = rig.client.responses.stream({ model, input });
       let deltas = "";
       stream.on("response.output_text.delta", (event) => {
         deltas += event.delta;
@@ -99,7 +84,7 @@ describe("the official client", () => {
 
 describe("failures as the client sees them", () => {
   test("the official client sees response.failed as the last event of the iteration", async () => {
-    const stream = await client.responses.create({ model: NATIVE, input: "go [fake failed]", stream: true });
+    const stream = await rig.client.responses.create({ model: NATIVE, input: "go [fake failed]", stream: true });
     const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of stream) seen.push(event);
     const last = seen.at(-1)!;
@@ -108,7 +93,7 @@ describe("failures as the client sees them", () => {
   });
 
   test("the responses.stream() helper resolves a failed stream with status failed and the error", async () => {
-    const final = await client.responses.stream({ model: NATIVE, input: "go [fake cut]" }).finalResponse();
+    const final = await rig.client.responses.stream({ model: NATIVE, input: "go [fake cut]" }).finalResponse();
     expect(final.status).toBe("failed");
     expect(final.error).toMatchObject({ code: "server_error", message: "Upstream stream ended before the response completed" });
     expect((final as unknown as Json).error_type).toBe("provider_unavailable");
@@ -119,7 +104,7 @@ describe("failures as the client sees them", () => {
     ["openai-responses adapter", NATIVE, "[fake error status=429]", 429, "rate_limit_exceeded"],
   ] as const) {
     test(`${label}: a failure before the stream started is a normal ${status} with the envelope`, async () => {
-      const res = await gw.request("/responses", { method: "POST", json: { model, input, stream: true } });
+      const res = await rig.gw.request("/responses", { method: "POST", json: { model, input, stream: true } });
       expect(res.status).toBe(status);
       expect(res.headers.get("content-type")).toContain("application/json");
       const body = (await res.json()) as Json;
@@ -127,7 +112,7 @@ describe("failures as the client sees them", () => {
       expect(body.error.metadata.error_type).toBe(errorType);
       expect(body).toHaveProperty("service_metadata", null);
       expect(body).toHaveProperty("user_id", null);
-      const failure = await client.responses.create({ model, input, stream: true }).catch((e: unknown) => e);
+      const failure = await rig.client.responses.create({ model, input, stream: true }).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(OpenAI.APIError);
       expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBe(status);
     });
@@ -139,17 +124,7 @@ describe("service_metadata on response.completed", () => {
     test(`${header}: enabled (both adapters)`, async () => {
       for (const [model, provider] of [[CHAT, "acme"], [NATIVE, "native"]] as const) {
         const frames = await rawFrames({ model, input: "hi" }, { [header]: "enabled" });
-        const metadata = terminalOf(frames, "response.completed").response.service_metadata;
-        expect(metadata).toMatchObject({
-          attempt: 1,
-          endpoints: { available: [{ model, provider, selected: true }], total: 1 },
-          is_byok: false,
-          requested: model,
-          strategy: "direct",
-        });
-        expect(Number.isInteger(metadata.generation_time)).toBe(true);
-        expect(typeof metadata.region).toBe("string");
-        expect(metadata.summary).toContain(provider);
+        expectServiceMetadata(terminalOf(frames, "response.completed").response.service_metadata, model, provider);
         // Only the terminal event carries it (it is complete only then).
         expect(eventsOf(frames).slice(0, -1).some((e) => e.response?.service_metadata !== undefined)).toBe(false);
       }
@@ -180,7 +155,7 @@ describe("keep-alive (server.keep_alive_ms = 100)", () => {
   });
 
   test("the official client parses a stream with keep-alive comments", async () => {
-    const stream = client.responses.stream({ model: CHAT, input: "slow [sim tokens=3 delay=300]" });
+    const stream = rig.client.responses.stream({ model: CHAT, input: "slow [sim tokens=3 delay=300]" });
     let deltas = 0;
     stream.on("response.output_text.delta", () => deltas++);
     const final = await stream.finalResponse();

@@ -6,9 +6,8 @@
  * silent cut). The official client's iteration, its `responses.stream()` helper, failures before the stream,
  * service_metadata and keep-alive comments are in responses-stream-client.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
-import type { SimulatorServer } from "../../providers/simulator/server.ts";
 import {
   FAKE_ANNOTATION,
   FAKE_CITED_TEXT,
@@ -22,26 +21,12 @@ import {
   FAKE_TEXT,
   CHAT_MODEL as CHAT,
   NATIVE_MODEL as NATIVE,
-  startResponsesRig,
-  type FakeResponsesUpstream,
-  type ResponsesRig,
+  useResponsesRig,
 } from "../support/fake-responses-upstream.ts";
-import type { TestGateway } from "../support/gateway.ts";
 
 type Json = Record<string, any>;
 
-let rig: ResponsesRig;
-let gw: TestGateway;
-let sim: SimulatorServer;
-let fake: FakeResponsesUpstream;
-let client: OpenAI;
-
-beforeAll(async () => {
-  rig = await startResponsesRig();
-  ({ gw, sim, fake, client } = rig);
-});
-
-afterAll(() => rig.close());
+const rig = useResponsesRig();
 
 /** One SSE frame: a comment, the `[DONE]` sentinel, or an event with its `event:` name and JSON data. */
 type Frame = { kind: "comment"; text: string } | { kind: "done" } | { kind: "event"; name: string | undefined; data: Json };
@@ -71,7 +56,7 @@ interface RawStream {
 }
 
 async function rawStream(body: Json, headers: Record<string, string> = {}): Promise<RawStream> {
-  const res = await gw.request("/responses", { method: "POST", headers, json: { stream: true, ...body } });
+  const res = await rig.gw.request("/responses", { method: "POST", headers, json: { stream: true, ...body } });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toContain("text/event-stream");
   const raw = await res.text();
@@ -205,7 +190,7 @@ describe("raw SSE", () => {
 
   test("openai adapter: the chat upstream is asked to stream with usage; instructions become the system message", async () => {
     await rawStream({ model: CHAT, instructions: "Be brief.", input: "hi", max_output_tokens: 9 });
-    const body = sim.requests.at(-1)!.body as Json;
+    const body = rig.sim.requests.at(-1)!.body as Json;
     expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true }, max_completion_tokens: 9 });
     expect(body.messages[0]).toEqual({ role: "system", content: "Be brief." });
   });
@@ -213,14 +198,14 @@ describe("raw SSE", () => {
   test("openai-responses adapter: an upstream that ignores stream: true and answers one JSON body still streams", async () => {
     const { frames } = await rawStream({ model: NATIVE, input: "hi [fake json]" });
     const events = checkSequence(frames, "response.completed");
-    expect(fake.last().body.stream).toBe(true);
+    expect(rig.fake.last().body.stream).toBe(true);
     expect(events.filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("")).toBe(FAKE_TEXT);
     expect(events.at(-1)!.response.usage).toMatchObject({ input_tokens: 328, output_tokens: 87 });
   });
 
   test("openai-responses adapter: the Responses upstream is asked to stream, instructions as instructions", async () => {
     await rawStream({ model: NATIVE, instructions: "Be brief.", input: "hi", max_output_tokens: 9 });
-    expect(fake.last().body).toMatchObject({ stream: true, store: false, instructions: "Be brief.", max_output_tokens: 9 });
+    expect(rig.fake.last().body).toMatchObject({ stream: true, store: false, instructions: "Be brief.", max_output_tokens: 9 });
   });
 
   for (const [label, model, input, field] of [
@@ -233,7 +218,7 @@ describe("raw SSE", () => {
       expect(last.response.status).toBe("incomplete");
       expect(last.response.incomplete_details).toEqual({ reason: "max_output_tokens" });
       expect(last.response.output[0].status).toBe("incomplete");
-      const seen = model === CHAT ? (sim.requests.at(-1)!.body as Json) : fake.last().body;
+      const seen = model === CHAT ? (rig.sim.requests.at(-1)!.body as Json) : rig.fake.last().body;
       expect(seen[field]).toBe(3);
     });
   }
@@ -241,8 +226,8 @@ describe("raw SSE", () => {
 
 describe("debug.echo_upstream_body", () => {
   for (const [label, model, upstreamBody] of [
-    ["openai adapter", CHAT, () => sim.requests.at(-1)!.body],
-    ["openai-responses adapter", NATIVE, () => fake.last().body],
+    ["openai adapter", CHAT, () => rig.sim.requests.at(-1)!.body],
+    ["openai-responses adapter", NATIVE, () => rig.fake.last().body],
   ] as const) {
     test(`${label}: the first chunk is the transformed upstream body`, async () => {
       const { frames } = await rawStream({ model, input: "hi", instructions: "Be brief.", debug: { echo_upstream_body: true } });
@@ -257,17 +242,17 @@ describe("debug.echo_upstream_body", () => {
   }
 
   test("the official client's stream: true iteration yields the debug chunk first, then the normal events", async () => {
-    const stream = await client.responses.create({ model: CHAT, input: "hi", stream: true, debug: { echo_upstream_body: true } } as OpenAI.Responses.ResponseCreateParamsStreaming);
+    const stream = await rig.client.responses.create({ model: CHAT, input: "hi", stream: true, debug: { echo_upstream_body: true } } as OpenAI.Responses.ResponseCreateParamsStreaming);
     const seen: Json[] = [];
     for await (const event of stream) seen.push(event as unknown as Json);
     expect(seen[0]!.type).toBe("response.debug");
-    expect(seen[0]!.debug.echo_upstream_body).toEqual(sim.requests.at(-1)!.body);
+    expect(seen[0]!.debug.echo_upstream_body).toEqual(rig.sim.requests.at(-1)!.body);
     expect(seen[1]!.type).toBe("response.created");
     expect(seen.at(-1)!.type).toBe("response.completed");
   });
 
   test("non-streaming requests ignore the flag (the debug chunk is a streaming feature)", async () => {
-    const res = await gw.request("/responses", { method: "POST", json: { model: CHAT, input: "hi", debug: { echo_upstream_body: true } } });
+    const res = await rig.gw.request("/responses", { method: "POST", json: { model: CHAT, input: "hi", debug: { echo_upstream_body: true } } });
     expect(res.status).toBe(200);
     const result = (await res.json()) as Json;
     expect(result.status).toBe("completed");
@@ -301,15 +286,15 @@ describe("tools and reasoning, streamed", () => {
       expect(call).toMatchObject({ type: "function_call", call_id: added.item.call_id, arguments: args, status: "completed" });
       if (model === NATIVE) expect(call).toMatchObject({ id: FAKE_IDS.callItem, call_id: FAKE_IDS.callId });
 
-      const stream = client.responses.stream({ model, tools, input: [{ role: "user", content: input }, call, { type: "function_call_output", call_id: call.call_id, output: "sunny, 21C" }] });
+      const stream = rig.client.responses.stream({ model, tools, input: [{ role: "user", content: input }, call, { type: "function_call_output", call_id: call.call_id, output: "sunny, 21C" }] });
       const final = await stream.finalResponse();
       expect(final.output_text).toContain("sunny, 21C");
       if (model === CHAT) {
-        const messages = (sim.requests.at(-1)!.body as Json).messages as Json[];
+        const messages = (rig.sim.requests.at(-1)!.body as Json).messages as Json[];
         expect(messages[1]!.tool_calls[0]).toEqual({ id: call.call_id, type: "function", function: { name: "get_weather", arguments: args } });
         expect(messages[2]).toEqual({ role: "tool", tool_call_id: call.call_id, content: "sunny, 21C" });
       } else {
-        expect((fake.last().body.input as Json[]).slice(1)).toEqual([
+        expect((rig.fake.last().body.input as Json[]).slice(1)).toEqual([
           { type: "function_call", call_id: FAKE_IDS.callId, name: "get_weather", arguments: args, id: FAKE_IDS.callItem },
           { type: "function_call_output", call_id: FAKE_IDS.callId, output: "sunny, 21C" },
         ]);
@@ -318,7 +303,7 @@ describe("tools and reasoning, streamed", () => {
   }
 
   test("openai-responses adapter: a streamed function call through the helper keeps the call ids", async () => {
-    const final = await client.responses.stream({ model: NATIVE, input: "Weather? [fake tool]", tools }).finalResponse();
+    const final = await rig.client.responses.stream({ model: NATIVE, input: "Weather? [fake tool]", tools }).finalResponse();
     expect(final.output[0]).toMatchObject({ type: "function_call", id: FAKE_IDS.callItem, call_id: FAKE_IDS.callId, arguments: '{"city":"Paris"}' });
   });
 
@@ -336,7 +321,7 @@ describe("tools and reasoning, streamed", () => {
       expect(deltas.map((e) => e.delta).join("")).toBe(args);
       expect(deltas.every((e) => e.item_id === output[index]!.id)).toBe(true);
     }
-    const final = await client.responses.stream({ model: NATIVE, input: "Paris and Rome? [fake tools2]", tools }).finalResponse();
+    const final = await rig.client.responses.stream({ model: NATIVE, input: "Paris and Rome? [fake tools2]", tools }).finalResponse();
     expect(final.output.map((item) => (item.type === "function_call" ? item.call_id : item.type))).toEqual(["message", FAKE_IDS.callId, FAKE_SECOND_CALL.callId]);
   });
 
@@ -349,7 +334,7 @@ describe("tools and reasoning, streamed", () => {
     const doneAt = events.findIndex((e) => e.type === "response.output_text.done");
     expect(events.indexOf(added[0]!)).toBeLessThan(doneAt);
     expect(events.at(-1)!.response.output[0].content).toEqual([{ type: "output_text", text: FAKE_CITED_TEXT, annotations: [FAKE_ANNOTATION] }]);
-    const final = await client.responses.stream({ model: NATIVE, input: "Docs? [fake cited]" }).finalResponse();
+    const final = await rig.client.responses.stream({ model: NATIVE, input: "Docs? [fake cited]" }).finalResponse();
     expect((final.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0]).toMatchObject({ text: FAKE_CITED_TEXT, annotations: [FAKE_ANNOTATION] });
   });
 
@@ -359,7 +344,7 @@ describe("tools and reasoning, streamed", () => {
     expect(events.filter((e) => e.type === "response.refusal.delta").map((e) => e.delta).join("")).toBe(FAKE_REFUSAL);
     expect(events.find((e) => e.type === "response.refusal.done")!.refusal).toBe(FAKE_REFUSAL);
     expect(events.at(-1)!.response.output[0].content).toEqual([{ type: "refusal", refusal: FAKE_REFUSAL }]);
-    const final = await client.responses.stream({ model: NATIVE, input: "Bad idea [fake refusal]" }).finalResponse();
+    const final = await rig.client.responses.stream({ model: NATIVE, input: "Bad idea [fake refusal]" }).finalResponse();
     expect((final.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0]).toMatchObject({ type: "refusal", refusal: FAKE_REFUSAL });
   });
 
@@ -375,11 +360,11 @@ describe("tools and reasoning, streamed", () => {
     expect(output.map((item) => item.type)).toEqual(["reasoning", "message"]);
     expect(output[1]!.content[0].text).toBe(FAKE_REASONED_TEXT);
 
-    const final = await client.responses
+    const final = await rig.client.responses
       .stream({ model: NATIVE, reasoning: { effort: "low" }, input: [{ role: "user", content: "Weather?" }, ...(output as OpenAI.Responses.ResponseInputItem[]), { role: "user", content: "And tomorrow?" }] })
       .finalResponse();
     expect(final.status).toBe("completed");
-    expect((fake.last().body.input as Json[])[1]).toEqual({ type: "reasoning", id: FAKE_IDS.reasoning, summary: [{ type: "summary_text", text: FAKE_SUMMARY }], encrypted_content: FAKE_ENCRYPTED });
+    expect((rig.fake.last().body.input as Json[])[1]).toEqual({ type: "reasoning", id: FAKE_IDS.reasoning, summary: [{ type: "summary_text", text: FAKE_SUMMARY }], encrypted_content: FAKE_ENCRYPTED });
   });
 
   test("openai adapter: streamed reasoning text from the chat upstream", async () => {

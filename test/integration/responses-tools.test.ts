@@ -4,10 +4,9 @@
  * content to a Responses upstream), output content (annotations, refusals) survives, the raw safety_identifier never
  * leaves the gateway (session_id precedence is in responses-limits.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
 import { hashSafetyIdentifier } from "../../core/formats/responses/decode.ts";
-import type { SimulatorServer } from "../../providers/simulator/server.ts";
 import {
   FAKE_ANNOTATION,
   FAKE_CITED_TEXT,
@@ -19,26 +18,12 @@ import {
   FAKE_SUMMARY,
   CHAT_MODEL as CHAT,
   NATIVE_MODEL as NATIVE,
-  startResponsesRig,
-  type FakeResponsesUpstream,
-  type ResponsesRig,
+  useResponsesRig,
 } from "../support/fake-responses-upstream.ts";
-import type { TestGateway } from "../support/gateway.ts";
 
 type Json = Record<string, any>;
 
-let rig: ResponsesRig;
-let gw: TestGateway;
-let sim: SimulatorServer;
-let fake: FakeResponsesUpstream;
-let client: OpenAI;
-
-beforeAll(async () => {
-  rig = await startResponsesRig();
-  ({ gw, sim, fake, client } = rig);
-});
-
-afterAll(() => rig.close());
+const rig = useResponsesRig();
 
 const simLast = (): Json => rig.simLast();
 /** A result's output items sent back as the next turn's input, as a stateless client does. */
@@ -50,7 +35,7 @@ describe("function tools round-trip with the original call_id", () => {
   ];
 
   test("openai adapter: function_call → tool_calls upstream; function_call_output → tool message with the same id", async () => {
-    const first = await client.responses.create({ model: CHAT, input: "Weather in Paris?", tools });
+    const first = await rig.client.responses.create({ model: CHAT, input: "Weather in Paris?", tools });
     const call = first.output.find((item) => item.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
     expect(call).toBeDefined();
     expect(call.call_id).toMatch(/^call_sim_/);
@@ -59,7 +44,7 @@ describe("function tools round-trip with the original call_id", () => {
     expect(first.status).toBe("completed");
     expect(simLast().tools).toEqual([{ type: "function", function: { name: "get_weather", parameters: tools[0]!.parameters, strict: false } }]);
 
-    const second = await client.responses.create({
+    const second = await rig.client.responses.create({
       model: CHAT,
       tools,
       input: [{ role: "user", content: "Weather in Paris?" }, ...asInput(first.output), { type: "function_call_output", call_id: call.call_id, output: "sunny, 21C" }],
@@ -72,17 +57,17 @@ describe("function tools round-trip with the original call_id", () => {
   });
 
   test("openai-responses adapter: call_id and item id travel back as function_call + function_call_output items", async () => {
-    const first = await client.responses.create({ model: NATIVE, input: "Weather in Paris? [fake tool]", tools });
+    const first = await rig.client.responses.create({ model: NATIVE, input: "Weather in Paris? [fake tool]", tools });
     const call = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
     expect(first.output).toHaveLength(1);
     expect(call).toMatchObject({ type: "function_call", id: FAKE_IDS.callItem, call_id: FAKE_IDS.callId, name: "get_weather", arguments: '{"city":"Paris"}', status: "completed" });
 
-    const second = await client.responses.create({
+    const second = await rig.client.responses.create({
       model: NATIVE,
       tools,
       input: [{ role: "user", content: "Weather in Paris? [fake tool]" }, ...asInput(first.output), { type: "function_call_output", call_id: call.call_id, output: "sunny, 21C" }],
     });
-    const input = fake.last().body.input as Json[];
+    const input = rig.fake.last().body.input as Json[];
     expect(input.slice(1)).toEqual([
       { type: "function_call", call_id: FAKE_IDS.callId, name: "get_weather", arguments: '{"city":"Paris"}', id: FAKE_IDS.callItem },
       { type: "function_call_output", call_id: FAKE_IDS.callId, output: "sunny, 21C" },
@@ -91,13 +76,13 @@ describe("function tools round-trip with the original call_id", () => {
   });
 
   test("openai-responses adapter: parallel calls keep their ids and both outputs go back in order", async () => {
-    const first = await client.responses.create({ model: NATIVE, input: "Paris and Rome? [fake tools2]", tools });
+    const first = await rig.client.responses.create({ model: NATIVE, input: "Paris and Rome? [fake tools2]", tools });
     expect(first.output.map((item) => item.type)).toEqual(["message", "function_call", "function_call"]);
     expect(first.output.slice(1)).toMatchObject([
       { id: FAKE_IDS.callItem, call_id: FAKE_IDS.callId, arguments: '{"city":"Paris"}' },
       { id: FAKE_SECOND_CALL.itemId, call_id: FAKE_SECOND_CALL.callId, arguments: '{"city":"Rome"}' },
     ]);
-    await client.responses.create({
+    await rig.client.responses.create({
       model: NATIVE,
       tools,
       input: [
@@ -107,7 +92,7 @@ describe("function tools round-trip with the original call_id", () => {
         { type: "function_call_output", call_id: FAKE_SECOND_CALL.callId, output: "rain" },
       ],
     });
-    expect(fake.last().body.input).toEqual([
+    expect(rig.fake.last().body.input).toEqual([
       { role: "user", content: [{ type: "input_text", text: "Paris and Rome?" }] },
       { role: "assistant", content: [{ type: "output_text", text: "Checking both.", annotations: [] }] },
       { type: "function_call", call_id: FAKE_IDS.callId, name: "get_weather", arguments: '{"city":"Paris"}', id: FAKE_IDS.callItem },
@@ -120,41 +105,41 @@ describe("function tools round-trip with the original call_id", () => {
 
 describe("output content", () => {
   test("openai-responses adapter: output_text annotations are kept", async () => {
-    const result = await client.responses.create({ model: NATIVE, input: "Docs? [fake cited]" });
+    const result = await rig.client.responses.create({ model: NATIVE, input: "Docs? [fake cited]" });
     expect((result.output[0] as OpenAI.Responses.ResponseOutputMessage).content).toEqual([{ type: "output_text", text: FAKE_CITED_TEXT, annotations: [FAKE_ANNOTATION] as never }]);
   });
 
   test("openai-responses adapter: a refusal is a refusal content part", async () => {
-    const result = await client.responses.create({ model: NATIVE, input: "Bad idea [fake refusal]" });
+    const result = await rig.client.responses.create({ model: NATIVE, input: "Bad idea [fake refusal]" });
     expect((result.output[0] as OpenAI.Responses.ResponseOutputMessage).content).toEqual([{ type: "refusal", refusal: FAKE_REFUSAL }]);
   });
 });
 
 describe("reasoning items are carried back", () => {
   test("openai-responses adapter: the reasoning item goes back with its id and encrypted content", async () => {
-    const first = await client.responses.create({ model: NATIVE, input: "Weather? [fake reasoning]", reasoning: { effort: "low", summary: "auto" } });
-    expect(fake.last().body.include).toEqual(["reasoning.encrypted_content"]);
+    const first = await rig.client.responses.create({ model: NATIVE, input: "Weather? [fake reasoning]", reasoning: { effort: "low", summary: "auto" } });
+    expect(rig.fake.last().body.include).toEqual(["reasoning.encrypted_content"]);
     const reasoning = first.output[0] as OpenAI.Responses.ResponseReasoningItem;
     expect(reasoning).toMatchObject({ type: "reasoning", id: FAKE_IDS.reasoning, encrypted_content: FAKE_ENCRYPTED, summary: [{ type: "summary_text", text: FAKE_SUMMARY }] });
     expect(first.output_text).toBe(FAKE_REASONED_TEXT);
 
-    await client.responses.create({
+    await rig.client.responses.create({
       model: NATIVE,
       reasoning: { effort: "low", summary: "auto" },
       input: [{ role: "user", content: "Weather?" }, ...asInput(first.output), { role: "user", content: "And tomorrow?" }],
     });
-    const input = fake.last().body.input as Json[];
+    const input = rig.fake.last().body.input as Json[];
     expect(input[1]).toEqual({ type: "reasoning", id: FAKE_IDS.reasoning, summary: [{ type: "summary_text", text: FAKE_SUMMARY }], encrypted_content: FAKE_ENCRYPTED });
     expect(input[2]).toEqual({ role: "assistant", content: [{ type: "output_text", text: FAKE_REASONED_TEXT, annotations: [] }] });
     expect(input[3]).toEqual({ role: "user", content: [{ type: "input_text", text: "And tomorrow?" }] });
   });
 
   test("openai adapter: reasoning text goes back on the assistant message of the chat upstream", async () => {
-    const first = await client.responses.create({ model: CHAT, input: "Think first [sim tokens=3 reasoning=4]" });
+    const first = await rig.client.responses.create({ model: CHAT, input: "Think first [sim tokens=3 reasoning=4]" });
     const reasoning = first.output[0] as OpenAI.Responses.ResponseReasoningItem;
     const text = reasoning.content![0]!.text;
     expect(text.split(/\s+/)).toHaveLength(4);
-    await client.responses.create({ model: CHAT, input: [{ role: "user", content: "Think first" }, ...asInput(first.output), { role: "user", content: "Again" }] });
+    await rig.client.responses.create({ model: CHAT, input: [{ role: "user", content: "Think first" }, ...asInput(first.output), { role: "user", content: "Again" }] });
     const messages = simLast().messages as Json[];
     expect(messages[1]).toMatchObject({ role: "assistant", content: first.output_text, reasoning: text });
   });
@@ -162,12 +147,12 @@ describe("reasoning items are carried back", () => {
 
 describe("safety_identifier", () => {
   for (const [label, model, upstreamBody] of [
-    ["openai adapter", CHAT, () => JSON.stringify(sim.requests.at(-1)!.body)],
-    ["openai-responses adapter", NATIVE, () => fake.last().raw],
+    ["openai adapter", CHAT, () => JSON.stringify(rig.sim.requests.at(-1)!.body)],
+    ["openai-responses adapter", NATIVE, () => rig.fake.last().raw],
   ] as const) {
     test(`${label}: the raw safety_identifier never reaches the upstream, only its hash`, async () => {
       const raw = "alice@example.com";
-      const res = await gw.request("/responses", { method: "POST", json: { model, input: "hi", safety_identifier: raw } });
+      const res = await rig.gw.request("/responses", { method: "POST", json: { model, input: "hi", safety_identifier: raw } });
       expect(res.status).toBe(200);
       const sent = upstreamBody();
       expect(sent).not.toContain(raw);

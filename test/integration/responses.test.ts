@@ -6,33 +6,19 @@
  * Tools and reasoning round trips: responses-tools.test.ts. Streaming: responses-streaming.test.ts and
  * responses-stream-client.test.ts. The 400 rules: responses-limits.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import type { SimulatorServer } from "../../providers/simulator/server.ts";
 import {
   FAKE_TEXT,
   CHAT_MODEL as CHAT,
   NATIVE_MODEL as NATIVE,
-  startResponsesRig,
-  type FakeResponsesUpstream,
-  type ResponsesRig,
+  expectServiceMetadata,
+  useResponsesRig,
 } from "../support/fake-responses-upstream.ts";
-import type { TestGateway } from "../support/gateway.ts";
 
 type Json = Record<string, any>;
 
-let rig: ResponsesRig;
-let gw: TestGateway;
-let sim: SimulatorServer;
-let fake: FakeResponsesUpstream;
-let client: OpenAI;
-
-beforeAll(async () => {
-  rig = await startResponsesRig();
-  ({ gw, sim, fake, client } = rig);
-});
-
-afterAll(() => rig.close());
+const rig = useResponsesRig();
 
 const simLast = (): Json => rig.simLast();
 /** Same values, float noise aside. */
@@ -62,7 +48,7 @@ describe("result shape (both adapters)", () => {
     ["openai-responses adapter", NATIVE, "Hello [fake text]"],
   ] as const) {
     test(`${label}: every result-table field is present; echoes are null when not sent`, async () => {
-      const { data, response } = await client.responses.create({ model, input }).withResponse();
+      const { data, response } = await rig.client.responses.create({ model, input }).withResponse();
       const result = data as unknown as Json;
       for (const field of RESULT_FIELDS) expect(result).toHaveProperty(field);
       expect(result.object).toBe("response");
@@ -115,7 +101,7 @@ describe("result shape (both adapters)", () => {
       text: { format: { type: "text" as const }, verbosity: "low" as const },
       user: "end-user-7",
     };
-    const result = (await client.responses.create(params)) as unknown as Json;
+    const result = (await rig.client.responses.create(params)) as unknown as Json;
     expect(result).toMatchObject({
       instructions: "Be brief.",
       max_output_tokens: 40,
@@ -131,7 +117,7 @@ describe("result shape (both adapters)", () => {
       reasoning: { effort: "low" },
       text: { format: { type: "text" }, verbosity: "low" },
     });
-    const seen = sim.requests.at(-1)!;
+    const seen = rig.sim.requests.at(-1)!;
     expect(seen.path).toBe("/v1/chat/completions");
     expect(seen.headers.authorization).toBe("Bearer sim-secret");
     const body = seen.body as Json;
@@ -158,17 +144,17 @@ describe("result shape (both adapters)", () => {
   });
 
   test("openai adapter: top_logprobs turns logprobs on (chat completions rejects top_logprobs without it)", async () => {
-    await client.responses.create({ model: CHAT, input: "hi", top_logprobs: 3 });
+    await rig.client.responses.create({ model: CHAT, input: "hi", top_logprobs: 3 });
     expect(simLast()).toMatchObject({ logprobs: true, top_logprobs: 3 });
-    await client.responses.create({ model: CHAT, input: "hi" });
+    await rig.client.responses.create({ model: CHAT, input: "hi" });
     expect(simLast()).not.toHaveProperty("logprobs");
   });
 
   test("openai adapter: text.format json_schema becomes response_format", async () => {
     const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
-    await client.responses.create({ model: CHAT, input: "hi", text: { format: { type: "json_schema", name: "answer", schema, strict: true } } });
+    await rig.client.responses.create({ model: CHAT, input: "hi", text: { format: { type: "json_schema", name: "answer", schema, strict: true } } });
     expect(simLast().response_format).toEqual({ type: "json_schema", json_schema: { name: "answer", schema, strict: true } });
-    await client.responses.create({ model: CHAT, input: "hi", text: { format: { type: "json_object" } } });
+    await rig.client.responses.create({ model: CHAT, input: "hi", text: { format: { type: "json_object" } } });
     expect(simLast().response_format).toEqual({ type: "json_object" });
   });
 
@@ -192,11 +178,11 @@ describe("result shape (both adapters)", () => {
       truncation: "auto" as const,
       user: "end-user-7",
     };
-    const result = (await client.responses.create(params)) as unknown as Json;
+    const result = (await rig.client.responses.create(params)) as unknown as Json;
     // `fast` is an alias of `priority`: asked for, served (the fake reports the tier it served) and reported.
     expect(result.service_tier).toBe("priority");
     expect(result).toMatchObject({ instructions: "Be brief.", max_output_tokens: 64, tool_choice: params.tool_choice, tools: params.tools, text: params.text });
-    const seen = fake.last();
+    const seen = rig.fake.last();
     expect(seen.method).toBe("POST");
     expect(seen.path).toBe("/v1/responses");
     expect(seen.headers.authorization).toBe("Bearer fake-secret");
@@ -225,14 +211,14 @@ describe("result shape (both adapters)", () => {
 
   test("openai-responses adapter: a stored prompt travels as it is (input optional) and is echoed", async () => {
     const prompt = { id: "pmpt_68a1b2c3", variables: { city: "Paris" } };
-    const result = (await client.responses.create({ model: NATIVE, prompt })) as unknown as Json;
-    expect(fake.last().body).toMatchObject({ input: [], prompt });
+    const result = (await rig.client.responses.create({ model: NATIVE, prompt })) as unknown as Json;
+    expect(rig.fake.last().body).toMatchObject({ input: [], prompt });
     expect(result.prompt).toEqual(prompt);
     expect(result.status).toBe("completed");
   });
 
   test("openai-responses adapter: usage with cached and reasoning tokens, priced with the cache-read price", async () => {
-    const result = (await client.responses.create({ model: NATIVE, input: "Why? [fake reasoning]" })) as unknown as Json;
+    const result = (await rig.client.responses.create({ model: NATIVE, input: "Why? [fake reasoning]" })) as unknown as Json;
     expect(result.usage.input_tokens).toBe(328);
     expect(result.usage.input_tokens_details).toEqual({ cached_tokens: 256 });
     expect(result.usage.output_tokens).toBe(87);
@@ -246,7 +232,7 @@ describe("result shape (both adapters)", () => {
   });
 
   test("openai adapter: reasoning tokens from the chat upstream are counted and priced as output", async () => {
-    const result = (await client.responses.create({ model: CHAT, input: "Think [sim tokens=4 reasoning=3]" })) as unknown as Json;
+    const result = (await rig.client.responses.create({ model: CHAT, input: "Think [sim tokens=4 reasoning=3]" })) as unknown as Json;
     expect(result.usage.output_tokens_details.reasoning_tokens).toBe(3);
     expect(result.usage.output_tokens).toBe(7);
     expect(result.usage.input_tokens_details.cached_tokens).toBe(0);
@@ -258,7 +244,7 @@ describe("result shape (both adapters)", () => {
 
 describe("incomplete", () => {
   test("openai adapter: max_output_tokens is max_completion_tokens upstream; a cut answer is incomplete", async () => {
-    const result = (await client.responses.create({ model: CHAT, input: "Long story [sim tokens=30]", max_output_tokens: 5 })) as unknown as Json;
+    const result = (await rig.client.responses.create({ model: CHAT, input: "Long story [sim tokens=30]", max_output_tokens: 5 })) as unknown as Json;
     expect(simLast().max_completion_tokens).toBe(5);
     expect(result.status).toBe("incomplete");
     expect(result.incomplete_details).toEqual({ reason: "max_output_tokens" });
@@ -268,8 +254,8 @@ describe("incomplete", () => {
   });
 
   test("openai-responses adapter: an incomplete upstream result stays incomplete", async () => {
-    const result = (await client.responses.create({ model: NATIVE, input: "Long story [fake incomplete]", max_output_tokens: 16 })) as unknown as Json;
-    expect(fake.last().body.max_output_tokens).toBe(16);
+    const result = (await rig.client.responses.create({ model: NATIVE, input: "Long story [fake incomplete]", max_output_tokens: 16 })) as unknown as Json;
+    expect(rig.fake.last().body.max_output_tokens).toBe(16);
     expect(result.status).toBe("incomplete");
     expect(result.incomplete_details).toEqual({ reason: "max_output_tokens" });
     expect(result.output).toHaveLength(1);
@@ -279,42 +265,29 @@ describe("incomplete", () => {
 });
 
 describe("service_metadata", () => {
-  const expectMetadata = (metadata: Json, model: string, provider: string) => {
-    expect(metadata).toMatchObject({
-      attempt: 1,
-      endpoints: { available: [{ model, provider, selected: true }], total: 1 },
-      is_byok: false,
-      requested: model,
-      strategy: "direct",
-    });
-    expect(Number.isInteger(metadata.generation_time)).toBe(true);
-    expect(typeof metadata.region).toBe("string");
-    expect(metadata.summary).toContain(provider);
-  };
-
   for (const [header, value] of [["X-Service-Metadata", "enabled"], ["X-Service-Experimental-Metadata", "enabled"]] as const) {
     test(`${header}: ${value} adds service_metadata to the result (both adapters)`, async () => {
       for (const [model, provider] of [[CHAT, "acme"], [NATIVE, "native"]] as const) {
-        const result = (await client.responses.create({ model, input: "hi" }, { headers: { [header]: value } })) as unknown as Json;
-        expectMetadata(result.service_metadata, model, provider);
+        const result = (await rig.client.responses.create({ model, input: "hi" }, { headers: { [header]: value } })) as unknown as Json;
+        expectServiceMetadata(result.service_metadata, model, provider);
       }
     });
   }
 
   test("absent without the header and with `disabled`", async () => {
-    const plain = (await client.responses.create({ model: CHAT, input: "hi" })) as unknown as Json;
+    const plain = (await rig.client.responses.create({ model: CHAT, input: "hi" })) as unknown as Json;
     expect(plain).not.toHaveProperty("service_metadata");
-    const disabled = (await client.responses.create({ model: CHAT, input: "hi" }, { headers: { "X-Service-Metadata": "disabled" } })) as unknown as Json;
+    const disabled = (await rig.client.responses.create({ model: CHAT, input: "hi" }, { headers: { "X-Service-Metadata": "disabled" } })) as unknown as Json;
     expect(disabled).not.toHaveProperty("service_metadata");
   });
 
   test("warnings about fields the upstream cannot honour are listed in service_metadata", async () => {
-    const result = (await client.responses.create(
+    const result = (await rig.client.responses.create(
       // frequency_penalty is a gateway field (not in the openai package's Responses types).
       { model: NATIVE, input: "hi", frequency_penalty: 0.5 } as OpenAI.Responses.ResponseCreateParamsNonStreaming,
       { headers: { "X-Service-Metadata": "enabled" } },
     )) as unknown as Json;
-    expect(fake.last().body).not.toHaveProperty("frequency_penalty");
+    expect(rig.fake.last().body).not.toHaveProperty("frequency_penalty");
     expect(result.frequency_penalty).toBe(0.5);
     expect(result.service_metadata.warnings).toContainEqual(expect.objectContaining({ code: "unsupported_field", field: "frequency_penalty" }));
   });
@@ -324,7 +297,7 @@ describe("upstream failures (non-streaming)", () => {
   const envelope = async (res: Response) => (await res.json()) as { error: { code: number; message: string; metadata: Json }; service_metadata: unknown; user_id: unknown };
 
   test("openai adapter: an upstream 503 is a 503 envelope with error_type", async () => {
-    const res = await gw.request("/responses", { method: "POST", json: { model: CHAT, input: "[sim status=503]" } });
+    const res = await rig.gw.request("/responses", { method: "POST", json: { model: CHAT, input: "[sim status=503]" } });
     expect(res.status).toBe(503);
     const body = await envelope(res);
     expect(body.error.code).toBe(503);
@@ -334,14 +307,14 @@ describe("upstream failures (non-streaming)", () => {
   });
 
   test("with X-Service-Metadata the error envelope carries the routing metadata of the failed attempt", async () => {
-    const res = await gw.request("/responses", { method: "POST", headers: { "X-Service-Metadata": "enabled" }, json: { model: NATIVE, input: "[fake error status=429]" } });
+    const res = await rig.gw.request("/responses", { method: "POST", headers: { "X-Service-Metadata": "enabled" }, json: { model: NATIVE, input: "[fake error status=429]" } });
     expect(res.status).toBe(429);
     const body = await envelope(res);
     expect(body.service_metadata).toMatchObject({ attempt: 1, requested: NATIVE, endpoints: { available: [{ model: NATIVE, provider: "native", selected: false }], total: 1 } });
   });
 
   test("openai-responses adapter: an upstream 429 JSON error is a 429 envelope, Retry-After kept", async () => {
-    const res = await gw.request("/responses", { method: "POST", json: { model: NATIVE, input: "[fake error status=429]" } });
+    const res = await rig.gw.request("/responses", { method: "POST", json: { model: NATIVE, input: "[fake error status=429]" } });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("2");
     const body = await envelope(res);
@@ -349,7 +322,7 @@ describe("upstream failures (non-streaming)", () => {
   });
 
   test("openai-responses adapter: an upstream 400 is the client's 400 with the upstream's reason", async () => {
-    const res = await gw.request("/responses", { method: "POST", json: { model: NATIVE, input: "[fake error status=400]" } });
+    const res = await rig.gw.request("/responses", { method: "POST", json: { model: NATIVE, input: "[fake error status=400]" } });
     expect(res.status).toBe(400);
     const body = await envelope(res);
     expect(body.error.metadata.error_type).toBe("invalid_request");
@@ -357,14 +330,14 @@ describe("upstream failures (non-streaming)", () => {
   });
 
   test("openai-responses adapter: a 200 result with status failed becomes an error status, never a success", async () => {
-    const res = await gw.request("/responses", { method: "POST", json: { model: NATIVE, input: "[fake failed]" } });
+    const res = await rig.gw.request("/responses", { method: "POST", json: { model: NATIVE, input: "[fake failed]" } });
     expect(res.status).toBe(502);
     const body = await envelope(res);
     expect(body.error.metadata.error_type).toBe("provider_unavailable");
   });
 
   test("the official client raises APIError with the status for an upstream failure", async () => {
-    const failure = await client.responses.create({ model: CHAT, input: "[sim status=429]" }).catch((error: unknown) => error);
+    const failure = await rig.client.responses.create({ model: CHAT, input: "[sim status=429]" }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
   });

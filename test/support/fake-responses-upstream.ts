@@ -22,9 +22,10 @@
  * - `json`: the plain text result as one JSON body even when asked to stream (a server that ignores `stream`).
  *
  * The file ends with the rig every responses*.test.ts starts: a gateway with both adapters in front of this fake and
- * the chat-completions simulator server.
+ * the chat-completions simulator server (`useResponsesRig` starts it for a whole test file).
  */
 import type { Server } from "bun";
+import { afterAll, beforeAll, expect } from "bun:test";
 import OpenAI from "openai";
 import { startSimulatorServer, type SimulatorServer } from "../../providers/simulator/server.ts";
 import type { GatewayConfig } from "../../core/config/types.ts";
@@ -467,4 +468,50 @@ export async function startResponsesRig(options: { keepAliveMs?: number } = {}):
       await fake.stop();
     },
   };
+}
+
+/**
+ * Starts the rig before the file's tests and closes it after them. The returned object is usable at module level:
+ * its members read the running rig (and throw when used outside a test, before the rig started).
+ */
+export function useResponsesRig(options: { keepAliveMs?: number } = {}): ResponsesRig {
+  let rig: ResponsesRig | undefined;
+  beforeAll(async () => {
+    rig = await startResponsesRig(options);
+  });
+  afterAll(() => rig?.close());
+  const current = (): ResponsesRig => {
+    if (!rig) throw new Error("the responses rig is not running (use it inside a test)");
+    return rig;
+  };
+  return {
+    get gw() {
+      return current().gw;
+    },
+    get sim() {
+      return current().sim;
+    },
+    get fake() {
+      return current().fake;
+    },
+    get client() {
+      return current().client;
+    },
+    simLast: () => current().simLast(),
+    close: () => current().close(),
+  };
+}
+
+/** The routing metadata of a one-endpoint, first-attempt success through the rig (`provider` is `acme` or `native`). */
+export function expectServiceMetadata(metadata: Record<string, any>, model: string, provider: string): void {
+  expect(metadata).toMatchObject({
+    attempt: 1,
+    endpoints: { available: [{ model, provider, selected: true }], total: 1 },
+    is_byok: false,
+    requested: model,
+    strategy: "direct",
+  });
+  expect(Number.isInteger(metadata.generation_time)).toBe(true);
+  expect(typeof metadata.region).toBe("string");
+  expect(metadata.summary).toContain(provider);
 }

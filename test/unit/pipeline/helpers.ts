@@ -21,6 +21,8 @@ import { CreditLedger } from "../../../core/limits/credits.ts";
 import { createMemoryKv } from "../../../core/kv/memory.ts";
 import { limitsOf, routingOf } from "../../../core/config/routing-limits.ts";
 import type { GenerationRecord } from "../../../core/store/types.ts";
+import { drain, replay } from "../../support/iterables.ts";
+import { keyRecord } from "../auth/fakes.ts";
 
 export function canonicalRequest(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return {
@@ -121,15 +123,7 @@ export function usageOf(input: number, output: number, extra: Partial<{ cacheRea
   };
 }
 
-export async function* replay<T>(items: readonly T[]): AsyncGenerator<T> {
-  for (const item of items) yield item;
-}
-
-export async function drain<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
+export { drain, replay };
 
 export interface LogCall {
   level: "info" | "error" | "warn" | "debug";
@@ -242,20 +236,7 @@ export const inferencePrincipal: Principal = {
   name: "inference",
   workspaceId: "ws-1",
   isManagement: false,
-  record: {
-    hash: "a".repeat(64),
-    workspaceId: "ws-1",
-    name: "inference",
-    label: "sk-gw-v1-abc...xyz",
-    isManagement: false,
-    disabled: false,
-    limit: null,
-    limitReset: null,
-    usage: 0,
-    createdAt: 0,
-    updatedAt: 0,
-    expiresAt: null,
-  },
+  record: keyRecord("a".repeat(64), { name: "inference" }),
 };
 
 export const managementPrincipal: Principal = { ...inferencePrincipal, keyHash: "b".repeat(64), isManagement: true, name: "admin" };

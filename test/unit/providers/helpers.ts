@@ -5,6 +5,7 @@ import type { Kv } from "../../../core/kv/kv.ts";
 import type { CanonicalRequest } from "../../../core/model/request.ts";
 import type { ModuleHelpers } from "../../../core/registry/helpers.ts";
 import type { ProviderCall, UpstreamTarget } from "../../../core/registry/provider.ts";
+import { canonicalRequest as baseRequest } from "../pipeline/helpers.ts";
 
 /** Helpers with real GatewayErrors, real fetch, a silent logger, a fixed clock and counting ids. */
 export function fakeHelpers(overrides: Partial<ModuleHelpers> = {}): ModuleHelpers {
@@ -21,22 +22,9 @@ export function fakeHelpers(overrides: Partial<ModuleHelpers> = {}): ModuleHelpe
   };
 }
 
-/** A minimal canonical request; tests override what they exercise. */
+/** A minimal canonical request (the pipeline tests' one, with this file's model and text); tests override what they exercise. */
 export function canonicalRequest(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
-  return {
-    format: "chat",
-    model: "test-model",
-    models: [],
-    system: [],
-    messages: [{ role: "user", parts: [{ type: "text", text: "Hello there" }] }],
-    tools: [],
-    sampling: {},
-    stream: false,
-    plugins: [],
-    warnings: [],
-    original: {},
-    ...overrides,
-  };
+  return baseRequest({ model: "test-model", messages: [{ role: "user", parts: [{ type: "text", text: "Hello there" }] }], ...overrides });
 }
 
 /** An upstream target pointing at `baseUrl`. */
@@ -77,11 +65,7 @@ export function streamOf(chunks: Array<string | Uint8Array>): ReadableStream<Uin
 }
 
 /** Drains an async iterable into an array. */
-export async function drain<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
+export { drain } from "../../support/iterables.ts";
 
 /** Waits until `predicate` holds, polling every 5 ms, failing after `ms`. */
 export async function until(predicate: () => boolean, ms = 2000): Promise<void> {

@@ -6,7 +6,6 @@ import { decodeChat } from "../../../../core/formats/chat/decode.ts";
 import type { ChatCompletion, ChatMessageOut, ChatToolCallOut } from "../../../../core/formats/chat/encode.ts";
 import type { ReasoningDetailOut } from "../../../../core/formats/chat/reasoning-details.ts";
 import type { ChatUsage } from "../../../../core/formats/chat/usage.ts";
-import type { StreamEvent } from "../../../../core/model/events.ts";
 
 /** An encode context for a streamed request, optionally with `include_usage` and opted-in routing metadata. */
 export function chatContext(options: { includeUsage?: boolean; metadata?: Record<string, unknown> } = {}): EncodeContext {
@@ -18,17 +17,8 @@ export function chatContext(options: { includeUsage?: boolean; metadata?: Record
   return ctx;
 }
 
-/** Replays a fixed event list as an async stream. */
-export async function* replay(events: readonly StreamEvent[]): AsyncGenerator<StreamEvent> {
-  for (const event of events) yield event;
-}
-
-/** Drains an async iterable into an array. */
-export async function drain<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
+/** Replays a fixed event list as an async stream; drains an async iterable into an array. */
+export { drain, replay } from "../../../support/iterables.ts";
 
 /** Checks the SSE framing (every frame `data: …\n\n`, `[DONE]` exactly once and last) and parses the chunks. */
 export function parseFrames(frames: readonly string[]): ChatChunk[] {

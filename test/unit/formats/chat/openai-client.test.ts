@@ -4,15 +4,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { GatewayError } from "../../../../core/errors.ts";
 import { chatFormat } from "../../../../core/formats/chat/index.ts";
 import type { CanonicalRequest } from "../../../../core/model/request.ts";
 import type { StreamEvent } from "../../../../core/model/events.ts";
-import { collect } from "../../../../core/model/collect.ts";
-import { replay } from "./helpers.ts";
-
-const validator = TypeCompiler.Compile(chatFormat.schema);
+import { formatClient } from "../openai-client.ts";
 
 const EVENTS: StreamEvent[] = [
   { type: "start", id: "up", model: "openai/gpt-4o", provider: "OpenAI", created: 1_700_000_000 },
@@ -25,29 +21,8 @@ const EVENTS: StreamEvent[] = [
   { type: "finish", finish: { reason: "tool_calls", raw: "tool_calls" } },
 ];
 
-/** A fetch that plays the gateway: validate + decode the body, then answer from the given events. */
-function gatewayFetch(events: StreamEvent[], seen: CanonicalRequest[]): typeof fetch {
-  const handler = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
-    expect(validator.Check(body)).toBe(true);
-    const request = chatFormat.decode(body, new Headers(init?.headers));
-    seen.push(request);
-    const ctx = { request, generationId: "gen-client" };
-    if (!request.stream) return Response.json(chatFormat.encode(await collect(replay(events)), ctx));
-    const frames = chatFormat.stream(replay(events), ctx);
-    const stream = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for await (const frame of frames) controller.enqueue(new TextEncoder().encode(frame));
-        controller.close();
-      },
-    });
-    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
-  };
-  return handler as typeof fetch;
-}
-
 function client(events: StreamEvent[], seen: CanonicalRequest[] = []) {
-  return new OpenAI({ apiKey: "test", baseURL: "http://gateway.test/api/v1", fetch: gatewayFetch(events, seen), maxRetries: 0 });
+  return formatClient(chatFormat, events, seen);
 }
 
 const params = {

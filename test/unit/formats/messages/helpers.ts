@@ -1,8 +1,9 @@
 /** Shared fixtures for the Messages format tests: an encode context and canonical event scripts. */
 import type { EncodeContext } from "../../../../core/formats/format.ts";
 import { messagesFormat } from "../../../../core/formats/messages/index.ts";
-import type { EventStream, StreamEvent } from "../../../../core/model/events.ts";
+import type { StreamEvent } from "../../../../core/model/events.ts";
 import type { Usage } from "../../../../core/model/usage.ts";
+import { replay } from "../../../support/iterables.ts";
 
 /** A context for a plain Messages request. */
 export function encodeContext(extra: Partial<EncodeContext> = {}): EncodeContext {
@@ -11,9 +12,7 @@ export function encodeContext(extra: Partial<EncodeContext> = {}): EncodeContext
 }
 
 /** Replays a fixed list of events as a stream. */
-export async function* replay(events: readonly StreamEvent[]): EventStream {
-  for (const event of events) yield event;
-}
+export { replay };
 
 /** Runs the stream encoder to completion. */
 export async function frames(events: readonly StreamEvent[], ctx: EncodeContext = encodeContext()): Promise<string[]> {

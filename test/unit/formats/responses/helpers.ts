@@ -43,17 +43,8 @@ export function context(body: Record<string, unknown> = {}, metadata?: Record<st
   return ctx;
 }
 
-/** Replays a fixed event list as an async stream. */
-export async function* replay(events: readonly StreamEvent[]): AsyncGenerator<StreamEvent> {
-  for (const event of events) yield event;
-}
-
-/** Drains an async iterable into an array. */
-export async function drain<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
+/** Replays a fixed event list as an async stream; drains an async iterable into an array. */
+export { drain, replay } from "../../../support/iterables.ts";
 
 /** One parsed SSE frame: the `event:` name and the JSON payload. */
 export interface Frame {

@@ -7,33 +7,13 @@ import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { GatewayError } from "../../../../core/errors.ts";
 import { responsesFormat } from "../../../../core/formats/responses/index.ts";
-import { collect } from "../../../../core/model/collect.ts";
 import type { StreamEvent } from "../../../../core/model/events.ts";
 import type { CanonicalRequest } from "../../../../core/model/request.ts";
-import { replay, TOOL_TURN, validator } from "./helpers.ts";
-
-function gatewayFetch(events: StreamEvent[], seen: CanonicalRequest[]): typeof fetch {
-  const handler = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
-    expect(validator.Check(body)).toBe(true);
-    const request = responsesFormat.decode(body, new Headers(init?.headers));
-    seen.push(request);
-    const ctx = { request, generationId: "gen-client" };
-    if (!request.stream) return Response.json(responsesFormat.encode(await collect(replay(events)), ctx));
-    const frames = responsesFormat.stream(replay(events), ctx);
-    const stream = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for await (const frame of frames) controller.enqueue(new TextEncoder().encode(frame));
-        controller.close();
-      },
-    });
-    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
-  };
-  return handler as typeof fetch;
-}
+import { formatClient } from "../openai-client.ts";
+import { TOOL_TURN } from "./helpers.ts";
 
 function client(events: StreamEvent[], seen: CanonicalRequest[] = []): OpenAI {
-  return new OpenAI({ apiKey: "test", baseURL: "http://gateway.test/api/v1", fetch: gatewayFetch(events, seen), maxRetries: 0 });
+  return formatClient(responsesFormat, events, seen);
 }
 
 const params = {
