@@ -4,28 +4,21 @@
  */
 import { createGateway, ensureFirstKeys } from "./core/bootstrap.ts";
 import { API_PREFIX } from "./core/app.ts";
-import { bufferedStdout, createLogger } from "./core/logger.ts";
+import { bufferedStdout, createLogger, flushEverySecond } from "./core/logger.ts";
 import { ConfigError, loadConfig } from "./core/config/load.ts";
 import { openStreamCount } from "./core/http/sse.ts";
 import { ModuleError } from "./core/registry/registry.ts";
+import { serveGateway } from "./core/serve.ts";
 
 async function main(): Promise<void> {
   const config = await loadConfig();
   // Logs are buffered (one write per ~4 KB, not per line), flushed asynchronously every second (never blocking the
   // event loop) and synchronously at exit.
   const destination = bufferedStdout();
-  const flusher = setInterval(() => destination.flush(), 1000);
-  flusher.unref();
+  const flusher = flushEverySecond(destination);
   const gateway = await createGateway(config, { logger: createLogger(config.logLevel, destination) });
   const firstKeys = await ensureFirstKeys(gateway);
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    idleTimeout: config.idleTimeoutSeconds,
-    // Slightly above our limit so our own 413 envelope answers first when content-length is declared.
-    maxRequestBodySize: config.bodyLimitBytes + 1,
-    fetch: (request) => gateway.app.handle(request),
-  });
+  const server = serveGateway(config, gateway);
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}${API_PREFIX}`;
   gateway.deps.logger.info({ url: base, providers: config.providers.map((p) => p.id) }, "gateway listening");
   destination.flushSync();

@@ -1,15 +1,15 @@
 /**
  * The gateway as the bench runs it: the default pipeline (auth, routing, accounting, request logging at `info`) with
  * a SQLite file database in a temp dir, the memory kv, and one `openai` adapter provider pointing at the standalone
- * simulator server. Assembled exactly like server.ts (createGateway + Bun.serve with the configured timeouts, the log
- * destination buffered and flushed the same way); the only difference is that pino writes its request lines to a file
- * instead of stdout.
+ * simulator server. Assembled exactly like server.ts (createGateway + serveGateway, the log destination buffered and
+ * flushed the same way); the only difference is that pino writes its request lines to a file instead of stdout.
  */
 import pino from "pino";
 import { join } from "node:path";
 import { createGateway } from "../core/bootstrap.ts";
 import { buildConfig, validateConfigFile } from "../core/config/load.ts";
-import { createLogger } from "../core/logger.ts";
+import { createLogger, flushEverySecond } from "../core/logger.ts";
+import { serveGateway } from "../core/serve.ts";
 import { announce, required } from "./child.ts";
 
 const dir = required("BENCH_DIR");
@@ -40,17 +40,10 @@ const config = buildConfig(
 // Buffered like server.ts's bufferedStdout (one write per ~4 KB, flushed every second and at exit), so the bench
 // charges the gateway the logging cost production pays, not one write per line.
 const destination = pino.destination({ dest: join(dir, "gateway.log"), minLength: 4096, sync: false });
-const flusher = setInterval(() => destination.flush(), 1000);
-flusher.unref();
+const flusher = flushEverySecond(destination);
 const logger = createLogger(config.logLevel, destination);
 const gateway = await createGateway(config, { logger });
-const server = Bun.serve({
-  hostname: config.host,
-  port: config.port,
-  idleTimeout: config.idleTimeoutSeconds,
-  maxRequestBodySize: config.bodyLimitBytes + 1,
-  fetch: (request) => gateway.app.handle(request),
-});
+const server = serveGateway(config, gateway);
 
 const stop = async () => {
   await server.stop(true);

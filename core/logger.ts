@@ -31,3 +31,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 export function bufferedStdout(): pino.DestinationStream & { flush(): void; flushSync(): void } {
   return pino.destination({ dest: 1, minLength: 4096, sync: false });
 }
+
+/** Flushes a buffered log destination every second, asynchronously; the timer does not keep the process alive. */
+export function flushEverySecond(destination: { flush(): void }): ReturnType<typeof setInterval> {
+  const flusher = setInterval(() => destination.flush(), 1000);
+  flusher.unref();
+  return flusher;
+}

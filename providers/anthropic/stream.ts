@@ -5,12 +5,11 @@
  * usage; `message_stop` → finish; `error` → error. A stream cut before `message_stop` becomes an error, never a
  * silent truncation.
  */
-import { isGatewayError, type GatewayError } from "../../core/errors.ts";
 import { ANTHROPIC_REASONING_FORMAT } from "../../core/formats/messages/reasoning-token.ts";
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { transportFailure } from "../shared/http.ts";
 import type { SseEvent } from "../shared/sse.ts";
+import { parseTypedEvent, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { mapStopReason, mapUsage, mergeUsage } from "./finish-usage.ts";
@@ -144,10 +143,10 @@ export async function* anthropicStreamToEvents(sse: AsyncIterable<SseEvent>, cal
   const state = new AnthropicStreamState(call);
   try {
     for await (const sseEvent of sse) {
-      const event = parseEvent(sseEvent.data);
+      const event = parseTypedEvent<WireStreamEvent>(sseEvent.data);
       if (event === undefined) {
         if (!state.started) yield state.start(undefined);
-        yield { type: "error", error: broken(call, "Upstream stream sent malformed data") };
+        yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
         return;
       }
       if (event.type === "ping") continue;
@@ -187,25 +186,11 @@ export async function* anthropicStreamToEvents(sse: AsyncIterable<SseEvent>, cal
       }
     }
   } catch (thrown) {
-    const failure = transportFailure(call, thrown, "stream");
-    if (!isGatewayError(failure)) throw failure;
+    const failure = streamReadFailure(call, thrown);
     if (!state.started) yield state.start(undefined);
     yield { type: "error", error: failure };
     return;
   }
   if (!state.started) yield state.start(undefined);
-  yield { type: "error", error: broken(call, "Upstream stream ended before message_stop") };
-}
-
-function parseEvent(data: string): WireStreamEvent | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string" ? (value as WireStreamEvent) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function broken(call: ProviderCall, message: string): GatewayError {
-  return call.helpers.error("provider_unavailable", message, { status: 502, retryable: true, metadata: { provider_code: "stream_interrupted" } });
+  yield { type: "error", error: streamInterrupted(call, "Upstream stream ended before message_stop") };
 }

@@ -2,11 +2,10 @@
  * Gemini `streamGenerateContent?alt=sse` → canonical events. Each SSE `data` is one GenerateContentResponse chunk;
  * there is no terminal sentinel, so a stream that ends without any finish reason is reported as cut.
  */
-import { isGatewayError, type GatewayError } from "../../core/errors.ts";
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { transportFailure } from "../shared/http.ts";
 import type { SseEvent } from "../shared/sse.ts";
+import { parseJsonObject, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
 import { mapGeminiError } from "./errors.ts";
 import { GeminiTranslator } from "./events.ts";
 import type { GeminiResponse } from "./wire.ts";
@@ -16,10 +15,10 @@ export async function* geminiStreamToEvents(sse: AsyncIterable<SseEvent>, call: 
   const translator = new GeminiTranslator(call, call.request.warnings);
   try {
     for await (const event of sse) {
-      const chunk = parseChunk(event.data);
+      const chunk = parseJsonObject<GeminiResponse>(event.data);
       if (chunk === undefined) {
         yield* translator.begin(undefined);
-        yield { type: "error", error: broken(call, "Upstream stream sent malformed data") };
+        yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
         return;
       }
       if (chunk.error !== undefined) {
@@ -30,29 +29,15 @@ export async function* geminiStreamToEvents(sse: AsyncIterable<SseEvent>, call: 
       yield* translator.chunk(chunk);
     }
   } catch (thrown) {
-    const failure = transportFailure(call, thrown, "stream");
-    if (!isGatewayError(failure)) throw failure;
+    const failure = streamReadFailure(call, thrown);
     yield* translator.begin(undefined);
     yield { type: "error", error: failure };
     return;
   }
   if (!translator.finished) {
     yield* translator.begin(undefined);
-    yield { type: "error", error: broken(call, "Upstream stream ended without a finish reason") };
+    yield { type: "error", error: streamInterrupted(call, "Upstream stream ended without a finish reason") };
     return;
   }
   yield* translator.end();
-}
-
-function parseChunk(data: string): GeminiResponse | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as GeminiResponse) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function broken(call: ProviderCall, message: string): GatewayError {
-  return call.helpers.error("provider_unavailable", message, { status: 502, retryable: true, metadata: { provider_code: "stream_interrupted" } });
 }

@@ -4,11 +4,10 @@
  * `response.completed` / `response.incomplete`. `response.failed`, an `error` event, malformed data or a stream cut
  * before its terminal event all become an `error` event, never a silent cut.
  */
-import { isGatewayError, type GatewayError } from "../../core/errors.ts";
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { transportFailure } from "../shared/http.ts";
 import type { SseEvent } from "../shared/sse.ts";
+import { parseTypedEvent, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
 import { StreamItems } from "./stream-items.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
 import type { WireResponse, WireStreamEvent } from "./wire.ts";
@@ -30,10 +29,10 @@ export async function* responsesStreamToEvents(sse: AsyncIterable<SseEvent>, cal
   try {
     for await (const sseEvent of sse) {
       if (sseEvent.data === "[DONE]") break;
-      const event = parseEvent(sseEvent.data);
+      const event = parseTypedEvent<WireStreamEvent>(sseEvent.data);
       if (event === undefined) {
         if (!started) yield start(undefined);
-        yield { type: "error", error: broken(call, "Upstream stream sent malformed data") };
+        yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
         return;
       }
       // Normally `response.created`; any lifecycle event (`queued`, `in_progress`) carries the same identity.
@@ -47,15 +46,14 @@ export async function* responsesStreamToEvents(sse: AsyncIterable<SseEvent>, cal
       yield* out;
     }
   } catch (thrown) {
-    const failure = transportFailure(call, thrown, "stream");
     // A client abort propagates as-is; a dropped connection or the deadline is reported in-band.
-    if (!isGatewayError(failure)) throw failure;
+    const failure = streamReadFailure(call, thrown);
     if (!started) yield start(undefined);
     yield { type: "error", error: failure };
     return;
   }
   if (!started) yield start(undefined);
-  yield { type: "error", error: broken(call, "Upstream stream ended before the response completed") };
+  yield { type: "error", error: streamInterrupted(call, "Upstream stream ended before the response completed") };
 }
 
 /** The events a terminal upstream event produces: closing parts, usage and finish, or the error. */
@@ -86,18 +84,4 @@ function startEvent(response: WireResponse | undefined, call: ProviderCall): Str
   };
   if (typeof response?.service_tier === "string") event.serviceTier = response.service_tier;
   return event;
-}
-
-function parseEvent(data: string): WireStreamEvent | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-    return typeof (value as { type?: unknown }).type === "string" ? (value as WireStreamEvent) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function broken(call: ProviderCall, message: string): GatewayError {
-  return call.helpers.error("provider_unavailable", message, { status: 502, retryable: true, metadata: { provider_code: "stream_interrupted" } });
 }

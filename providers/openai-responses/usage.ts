@@ -1,25 +1,24 @@
 /** Responses `usage`, finish and failure → canonical (shared by the result and the stream translation). */
 import { ERROR_TYPES, type ErrorType, type GatewayError } from "../../core/errors.ts";
 import type { Finish } from "../../core/model/response.ts";
-import { emptyUsage, type Usage } from "../../core/model/usage.ts";
+import type { Usage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
+import { openAiFamilyUsage } from "../shared/usage.ts";
 import type { WireError, WireResponse, WireUsage } from "./wire.ts";
 
 /** `input_tokens` already includes cached tokens (OpenAI semantics), so it is `input.total` as is. */
 export function mapUsage(usage: WireUsage): Usage {
-  const out = emptyUsage();
-  out.input.total = num(usage.input_tokens);
-  out.input.cacheRead = num(usage.input_tokens_details?.cached_tokens);
-  out.input.cacheWrite = num(usage.input_tokens_details?.cache_write_tokens);
-  out.output.total = num(usage.output_tokens);
-  out.output.reasoning = num(usage.output_tokens_details?.reasoning_tokens);
-  out.raw = usage;
-  return out;
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+  return openAiFamilyUsage(
+    {
+      input: usage.input_tokens,
+      cacheRead: usage.input_tokens_details?.cached_tokens,
+      cacheWrite: usage.input_tokens_details?.cache_write_tokens,
+      output: usage.output_tokens,
+      reasoning: usage.output_tokens_details?.reasoning_tokens,
+    },
+    usage,
+  );
 }
 
 /**

@@ -3,15 +3,14 @@
  * `start` first, part events, then `usage` and `finish` once the stream has ended; an in-band error chunk, malformed
  * data or a stream cut before its finish becomes an `error` event, never a silent cut.
  */
-import type { GatewayError } from "../../core/errors.ts";
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { Finish } from "../../core/model/response.ts";
 import type { Usage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { ERROR_TYPES, isGatewayError, type ErrorType } from "../../core/errors.ts";
+import { ERROR_TYPES, type ErrorType, type GatewayError } from "../../core/errors.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
-import { transportFailure } from "../shared/http.ts";
 import type { SseEvent } from "../shared/sse.ts";
+import { parseJsonObject, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
 import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";
@@ -41,10 +40,10 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
         sawDone = true;
         break;
       }
-      const chunk = parseChunk(event.data);
+      const chunk = parseJsonObject<ChatCompletion>(event.data);
       if (chunk === undefined) {
         if (!started) yield start(undefined);
-        yield { type: "error", error: broken(call, "Upstream stream sent malformed data") };
+        yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
         return;
       }
       if (!started) {
@@ -74,16 +73,15 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
       }
     }
   } catch (thrown) {
-    const failure = transportFailure(call, thrown, "stream");
     // A client abort propagates as-is; a dropped connection or the deadline is reported in-band.
-    if (!isGatewayError(failure)) throw failure;
+    const failure = streamReadFailure(call, thrown);
     if (!started) yield start(undefined);
     yield { type: "error", error: failure };
     return;
   }
   if (!started) yield start(undefined);
   if (finish === undefined && !sawDone) {
-    yield { type: "error", error: broken(call, "upstream stream ended unexpectedly") };
+    yield { type: "error", error: streamInterrupted(call, "upstream stream ended unexpectedly") };
     return;
   }
   const closing: StreamEvent[] = [];
@@ -105,19 +103,6 @@ function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): Stre
   };
   if (typeof chunk?.service_tier === "string") event.serviceTier = chunk.service_tier;
   return event;
-}
-
-function parseChunk(data: string): ChatCompletion | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as ChatCompletion) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function broken(call: ProviderCall, message: string): GatewayError {
-  return call.helpers.error("provider_unavailable", message, { status: 502, retryable: true, metadata: { provider_code: "stream_interrupted" } });
 }
 
 /**

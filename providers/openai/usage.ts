@@ -1,5 +1,6 @@
 /** Chat-completions `usage` → canonical `Usage` (ARCHITECTURE §2). */
-import { emptyUsage, type Usage } from "../../core/model/usage.ts";
+import type { Usage } from "../../core/model/usage.ts";
+import { openAiFamilyUsage } from "../shared/usage.ts";
 import type { WireUsage } from "./wire.ts";
 
 /**
@@ -7,16 +8,14 @@ import type { WireUsage } from "./wire.ts";
  * `prompt_cache_hit_tokens`) is `cacheRead`; `completion_tokens` includes reasoning tokens. The raw object is kept.
  */
 export function mapUsage(usage: WireUsage): Usage {
-  const out = emptyUsage();
-  out.input.total = num(usage.prompt_tokens);
-  out.input.cacheRead = num(usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens);
-  out.input.cacheWrite = num(usage.prompt_tokens_details?.cache_write_tokens);
-  out.output.total = num(usage.completion_tokens);
-  out.output.reasoning = num(usage.completion_tokens_details?.reasoning_tokens);
-  out.raw = usage;
-  return out;
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+  return openAiFamilyUsage(
+    {
+      input: usage.prompt_tokens,
+      cacheRead: usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens,
+      cacheWrite: usage.prompt_tokens_details?.cache_write_tokens,
+      output: usage.completion_tokens,
+      reasoning: usage.completion_tokens_details?.reasoning_tokens,
+    },
+    usage,
+  );
 }

@@ -1,6 +1,7 @@
 /** A simulator plan → canonical stream events, paced by the plan's timing (the in-process adapter's stream). */
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
+import { streamInterrupted } from "../shared/stream.ts";
 import type { SimPiece, SimPlan } from "./engine.ts";
 import { sleep } from "./sleep.ts";
 
@@ -30,14 +31,7 @@ export async function* planEvents(plan: SimPlan, call: ProviderCall): AsyncGener
     yield* out;
   }
   if (plan.timing.cutAfter !== undefined) {
-    yield {
-      type: "error",
-      error: call.helpers.error("provider_unavailable", "upstream stream ended unexpectedly", {
-        status: 502,
-        retryable: true,
-        metadata: { provider_code: "stream_interrupted" },
-      }),
-    };
+    yield { type: "error", error: streamInterrupted(call, "upstream stream ended unexpectedly") };
     return;
   }
   const closing: StreamEvent[] = [];

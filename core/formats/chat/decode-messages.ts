@@ -1,17 +1,8 @@
 /** Chat `messages` → canonical system parts and messages (spec "Chat-completions request" `messages`). */
 import { errors } from "../../errors.ts";
-import type {
-  CacheMark,
-  FilePart,
-  ImagePart,
-  Message,
-  Part,
-  ReasoningPart,
-  TextPart,
-  ToolCallPart,
-  ToolResultPart,
-} from "../../model/parts.ts";
+import type { CacheMark, Message, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from "../../model/parts.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
+import { dataFilePart, urlImagePart } from "../shared/parts.ts";
 import type { ChatMessage, ChatReasoningDetail, ChatTextContent, ChatUserContentPart } from "./schema-messages.ts";
 
 /** The conversation split the way the canonical model holds it: one system list, then role-tagged messages. */
@@ -91,11 +82,6 @@ function textParts(content: string | readonly ChatTextContent[]): TextPart[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content.map(textPart);
 }
 
-/** `data:<type>;…` → `<type>`, so adapters need not re-parse data URLs. */
-export function mediaTypeOf(url: string): string | undefined {
-  return /^data:([^;,]+)[;,]/.exec(url)?.[1];
-}
-
 function userParts(content: string | readonly ChatUserContentPart[], path: string): Part[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
   return content.map((part, j) => userPart(part, `${path}.content[${j}]`));
@@ -105,15 +91,8 @@ function userPart(part: ChatUserContentPart, path: string): Part {
   switch (part.type) {
     case "text":
       return textPart(part);
-    case "image_url": {
-      const image: ImagePart = { type: "image", url: part.image_url.url };
-      const mediaType = mediaTypeOf(part.image_url.url);
-      if (mediaType) image.mediaType = mediaType;
-      if (part.image_url.detail) image.detail = part.image_url.detail;
-      const cache = cacheOf(part);
-      if (cache) image.cache = cache;
-      return image;
-    }
+    case "image_url":
+      return urlImagePart(part.image_url.url, part.image_url.detail, cacheOf(part));
     case "input_audio": {
       // Audio is carried as a file part with a data: URL, which is what audio-capable upstreams accept.
       const mediaType = `audio/${part.input_audio.format}`;
@@ -122,13 +101,7 @@ function userPart(part: ChatUserContentPart, path: string): Part {
     case "file": {
       const data = part.file.file_data ?? part.file.file_id;
       if (data === undefined) throw errors.invalid(`${path}.file needs \`file_data\` or \`file_id\``);
-      const file: FilePart = { type: "file", data };
-      const mediaType = mediaTypeOf(data);
-      if (mediaType) file.mediaType = mediaType;
-      if (part.file.filename !== undefined) file.filename = part.file.filename;
-      const cache = cacheOf(part);
-      if (cache) file.cache = cache;
-      return file;
+      return dataFilePart(data, part.file.filename, cacheOf(part));
     }
   }
 }

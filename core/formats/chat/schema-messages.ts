@@ -4,11 +4,7 @@
  * earlier results (`annotations`, `images`, `audio`…); decode warns about the ones it drops.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { CacheControlSchema, Nullable } from "../shared/schema.ts";
-
-export { CacheControlSchema, Nullable };
-
-
+import { CacheControlSchema, ImageDetailSchema, Nullable } from "../shared/schema.ts";
 
 /** `{type: text, text}` content part. */
 export const TextContentSchema = Type.Object({
@@ -22,7 +18,7 @@ export const ImageContentSchema = Type.Object({
   type: Type.Literal("image_url"),
   image_url: Type.Object({
     url: Type.String(),
-    detail: Type.Optional(Type.Union([Type.Literal("auto"), Type.Literal("low"), Type.Literal("high")])),
+    detail: Type.Optional(ImageDetailSchema),
   }),
   cache_control: Type.Optional(CacheControlSchema),
 });

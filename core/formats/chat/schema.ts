@@ -4,12 +4,8 @@
  * fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode records them as warnings.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { REASONING_EFFORTS, StopConditionSchema, StringEnum } from "../shared/schema.ts";
-
-export { REASONING_EFFORTS, StopConditionSchema, StringEnum };
-import { CacheControlSchema, ChatMessageSchema, Nullable, TextContentSchema } from "./schema-messages.ts";
-
-
+import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
+import { ChatMessageSchema, TextContentSchema } from "./schema-messages.ts";
 
 /** Metadata key rule (spec "Limits"): at most 64 characters and no brackets. */
 export const METADATA_KEY_PATTERN = "^[^\\[\\]]{0,64}$";
@@ -55,7 +51,7 @@ export const ResponseFormatSchema = Type.Union([
 
 /** `reasoning` config (reference b3); keys beyond these pass through to `reasoning.extra`. */
 export const ReasoningConfigSchema = Type.Object({
-  effort: Type.Optional(Nullable(StringEnum(REASONING_EFFORTS))),
+  effort: Type.Optional(Nullable(ReasoningEffortSchema)),
   summary: Type.Optional(Nullable(StringEnum(["auto", "concise", "detailed"]))),
   enabled: Type.Optional(Nullable(Type.Boolean())),
   max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
@@ -104,7 +100,7 @@ export const ChatRequestSchema = Type.Object(
     ),
     modalities: Type.Optional(Nullable(Type.Array(StringEnum(["text", "image", "audio"])))),
     reasoning: Type.Optional(ReasoningConfigSchema),
-    reasoning_effort: Type.Optional(Nullable(StringEnum(REASONING_EFFORTS))),
+    reasoning_effort: Type.Optional(Nullable(ReasoningEffortSchema)),
     metadata: Type.Optional(
       Nullable(
         Type.Record(Type.String({ pattern: METADATA_KEY_PATTERN }), Type.String({ maxLength: 512 }), {
@@ -120,7 +116,7 @@ export const ChatRequestSchema = Type.Object(
       Nullable(StringEnum(["auto", "default", "fast", "flex", "priority", "scale", "ultrafast"])),
     ),
     session_id: Type.Optional(Type.String({ maxLength: 256 })),
-    stop_server_tools_when: Type.Optional(Type.Array(StopConditionSchema, { minItems: 1 })),
+    stop_server_tools_when: Type.Optional(StopConditionsSchema),
     cache_control: Type.Optional(CacheControlSchema),
     prompt_cache_key: Type.Optional(Nullable(Type.String())),
     prompt_cache_options: Type.Optional(
@@ -134,7 +130,7 @@ export const ChatRequestSchema = Type.Object(
     user: Type.Optional(Type.String({ maxLength: 256 })),
     safety_identifier: Type.Optional(Nullable(Type.String())),
   },
-  { additionalProperties: true },
+  Open,
 );
 
 /** A schema-valid chat-completions request body. */

@@ -4,9 +4,8 @@
  * earlier results and newer SDKs add keys; decode warns about the ones it drops.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { CacheControlSchema, Nullable } from "../chat/schema-messages.ts";
+import { CacheControlSchema, Nullable, Open } from "../shared/schema.ts";
 
-const open = { additionalProperties: true } as const;
 const cacheControl = Type.Optional(Nullable(CacheControlSchema));
 
 /** `{type: text, text, cache_control?, citations?}`; citations are kept opaque. */
@@ -17,7 +16,7 @@ export const TextBlockSchema = Type.Object(
     cache_control: cacheControl,
     citations: Type.Optional(Nullable(Type.Array(Type.Record(Type.String(), Type.Unknown())))),
   },
-  open,
+  Open,
 );
 
 /** Image source: inline base64, a URL, or an Anthropic Files API id. */
@@ -30,7 +29,7 @@ export const ImageSourceSchema = Type.Union([
 /** `{type: image, source}`. */
 export const ImageBlockSchema = Type.Object(
   { type: Type.Literal("image"), source: ImageSourceSchema, cache_control: cacheControl },
-  open,
+  Open,
 );
 
 /** Document source: base64 PDF, plain text, URL, inline content blocks, or a Files API id. */
@@ -55,7 +54,7 @@ export const DocumentBlockSchema = Type.Object(
     citations: Type.Optional(Nullable(Type.Object({ enabled: Type.Optional(Type.Boolean()) }))),
     cache_control: cacheControl,
   },
-  open,
+  Open,
 );
 
 /** A tool call the assistant made earlier: `input` is the parsed arguments object. */
@@ -67,7 +66,7 @@ export const ToolUseBlockSchema = Type.Object(
     input: Type.Unknown(),
     cache_control: cacheControl,
   },
-  open,
+  Open,
 );
 
 /** The client's result for one tool call; `content` is a string or text / image / document blocks. */
@@ -81,19 +80,19 @@ export const ToolResultBlockSchema = Type.Object(
     is_error: Type.Optional(Type.Boolean()),
     cache_control: cacheControl,
   },
-  open,
+  Open,
 );
 
 /** Extended thinking echoed back with its signature (which must travel unmodified). */
 export const ThinkingBlockSchema = Type.Object(
   { type: Type.Literal("thinking"), thinking: Type.String(), signature: Type.String() },
-  open,
+  Open,
 );
 
 /** Safety-redacted thinking: opaque `data` that must travel back unchanged. */
 export const RedactedThinkingBlockSchema = Type.Object(
   { type: Type.Literal("redacted_thinking"), data: Type.String() },
-  open,
+  Open,
 );
 
 /** Any content block of a message. */
@@ -116,7 +115,7 @@ export const MessageParamSchema = Type.Object(
     role: Type.Union([Type.Literal("user"), Type.Literal("assistant"), Type.Literal("system")]),
     content: Type.Union([Type.String(), Type.Array(ContentBlockSchema)]),
   },
-  open,
+  Open,
 );
 
 export type TextBlock = Static<typeof TextBlockSchema>;

@@ -5,11 +5,8 @@
  * records them as warnings.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { REASONING_EFFORTS, StopConditionSchema, StringEnum } from "../chat/schema.ts";
-import { CacheControlSchema, Nullable } from "../chat/schema-messages.ts";
+import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
 import { MessageParamSchema, TextBlockSchema } from "./schema-blocks.ts";
-
-const open = { additionalProperties: true } as const;
 
 /** A client function tool: `{name, input_schema, description?, cache_control?, strict?, defer_loading?}`. */
 export const ClientToolSchema = Type.Object(
@@ -22,7 +19,7 @@ export const ClientToolSchema = Type.Object(
     strict: Type.Optional(Type.Boolean()),
     defer_loading: Type.Optional(Type.Boolean()),
   },
-  open,
+  Open,
 );
 
 /**
@@ -31,7 +28,7 @@ export const ClientToolSchema = Type.Object(
  */
 export const TypedToolSchema = Type.Object(
   { type: Type.String({ minLength: 1 }), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
-  open,
+  Open,
 );
 
 /** `tool_choice`: `{type: auto|any|tool|none, name?, disable_parallel_tool_use?}`; decode requires `name` for `tool`. */
@@ -53,7 +50,7 @@ export const ThinkingConfigSchema = Type.Union([
 /** `output_config` (spec "output configuration"): `effort` and a structured output format. */
 export const OutputConfigSchema = Type.Object(
   {
-    effort: Type.Optional(Nullable(StringEnum(REASONING_EFFORTS))),
+    effort: Type.Optional(Nullable(ReasoningEffortSchema)),
     format: Type.Optional(
       Nullable(
         Type.Object(
@@ -62,12 +59,12 @@ export const OutputConfigSchema = Type.Object(
             schema: Type.Record(Type.String(), Type.Unknown()),
             name: Type.Optional(Type.String()),
           },
-          open,
+          Open,
         ),
       ),
     ),
   },
-  open,
+  Open,
 );
 
 /** One fallback entry: only `model` is accepted (spec). */
@@ -97,12 +94,12 @@ export const MessagesRequestSchema = Type.Object(
     fallbacks: Type.Optional(Type.Array(FallbackSchema, { maxItems: 3 })),
     models: Type.Optional(Type.Array(Type.String())),
     output_config: Type.Optional(Nullable(OutputConfigSchema)),
-    plugins: Type.Optional(Type.Array(Type.Object({ id: Type.String(), enabled: Type.Optional(Type.Boolean()) }, open))),
+    plugins: Type.Optional(Type.Array(Type.Object({ id: Type.String(), enabled: Type.Optional(Type.Boolean()) }, Open))),
     provider: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
     route: Type.Optional(Nullable(StringEnum(["fallback", "sort"]))),
     session_id: Type.Optional(Type.String({ maxLength: 256 })),
     speed: Type.Optional(Nullable(StringEnum(["fast", "standard"]))),
-    stop_server_tools_when: Type.Optional(Type.Array(StopConditionSchema, { minItems: 1 })),
+    stop_server_tools_when: Type.Optional(StopConditionsSchema),
     trace: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     user: Type.Optional(Type.String({ maxLength: 256 })),
     tools: Type.Optional(Type.Array(Type.Union([ClientToolSchema, TypedToolSchema]))),
@@ -113,7 +110,7 @@ export const MessagesRequestSchema = Type.Object(
     temperature: Type.Optional(Type.Number({ minimum: 0 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     top_k: Type.Optional(Type.Integer({ minimum: 0 })),
-    metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Nullable(Type.String({ maxLength: 256 }))) }, open)),
+    metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Nullable(Type.String({ maxLength: 256 }))) }, Open)),
     debug: Type.Optional(Type.Object({ echo_upstream_body: Type.Optional(Type.Boolean()) })),
     // Anthropic-only fields: shape is Anthropic's business; they are only forwarded to an Anthropic upstream.
     container: Type.Optional(Type.Unknown()),
@@ -123,7 +120,7 @@ export const MessagesRequestSchema = Type.Object(
     diagnostics: Type.Optional(Type.Unknown()),
     service_tier: Type.Optional(StringEnum(["auto", "standard_only"])),
   },
-  open,
+  Open,
 );
 
 /** A schema-valid Messages request body. */

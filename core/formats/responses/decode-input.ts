@@ -16,6 +16,7 @@ import type {
   ToolResultPart,
 } from "../../model/parts.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
+import { dataFilePart, urlImagePart } from "../shared/parts.ts";
 import type {
   FunctionCallItem,
   FunctionCallOutputItem,
@@ -131,27 +132,17 @@ function textPart(text: string, cache: CacheMark | undefined): TextPart {
 }
 
 function cacheOf(content: { cache_control?: { type: "ephemeral"; ttl?: string } }): CacheMark | undefined {
-  const control = content.cache_control;
-  if (!control) return undefined;
-  return control.ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl: control.ttl };
+  return content.cache_control ? cacheMark(content.cache_control) : undefined;
 }
 
-/** `data:<type>;…` → `<type>`; undefined for other URLs. */
-function dataUrlMediaType(url: string): string | undefined {
-  const match = /^data:([^;,]+)[;,]/.exec(url);
-  return match?.[1];
+/** A Responses `cache_control` (on a part, a tool or the body) → canonical mark: `type` and `ttl` only. */
+export function cacheMark(control: { type: "ephemeral"; ttl?: string }): CacheMark {
+  return control.ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl: control.ttl };
 }
 
 function imagePart(content: InputImage, field: string, warnings: Warning[]): ImagePart | FilePart {
   const cache = cacheOf(content);
-  if (typeof content.image_url === "string" && content.image_url !== "") {
-    const part: ImagePart = { type: "image", url: content.image_url };
-    const mediaType = dataUrlMediaType(content.image_url);
-    if (mediaType) part.mediaType = mediaType;
-    if (content.detail) part.detail = content.detail;
-    if (cache) part.cache = cache;
-    return part;
-  }
+  if (typeof content.image_url === "string" && content.image_url !== "") return urlImagePart(content.image_url, content.detail, cache);
   if (typeof content.file_id === "string" && content.file_id !== "") {
     // The canonical image part holds URLs only; a provider file id travels as a file part instead.
     warn(warnings, "approximated", field, "input_image by file_id is carried as a file reference");
@@ -167,13 +158,7 @@ function filePart(content: InputFile, field: string): FilePart {
   if (data === undefined || data === null || data === "") {
     throw errors.invalid(`${field}: input_file needs file_data, file_url or file_id`);
   }
-  const part: FilePart = { type: "file", data };
-  const mediaType = dataUrlMediaType(data);
-  if (mediaType) part.mediaType = mediaType;
-  if (content.filename !== undefined) part.filename = content.filename;
-  const cache = cacheOf(content);
-  if (cache) part.cache = cache;
-  return part;
+  return dataFilePart(data, content.filename, cacheOf(content));
 }
 
 function toolResult(item: FunctionCallOutputItem, field: string, warnings: Warning[]): ToolResultPart {

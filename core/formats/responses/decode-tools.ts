@@ -3,6 +3,7 @@ import type { Static } from "@sinclair/typebox";
 import { errors } from "../../errors.ts";
 import type { Tool, ToolChoice } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
+import { cacheMark } from "./decode-input.ts";
 import type { FunctionToolSchema, ResponsesRequest, ServerToolSchema } from "./schema.ts";
 
 type FunctionTool = Static<typeof FunctionToolSchema>;
@@ -32,9 +33,7 @@ function functionTool(tool: FunctionTool): Tool {
   if (typeof tool.strict === "boolean") out.strict = tool.strict;
   if (tool.async !== undefined) out.async = tool.async;
   if (tool.defer_loading !== undefined) out.deferLoading = tool.defer_loading;
-  if (tool.cache_control) {
-    out.cache = tool.cache_control.ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl: tool.cache_control.ttl };
-  }
+  if (tool.cache_control) out.cache = cacheMark(tool.cache_control);
   return out;
 }
 

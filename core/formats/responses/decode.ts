@@ -9,7 +9,7 @@ import { errors } from "../../errors.ts";
 import type { TextPart } from "../../model/parts.ts";
 import type { CanonicalRequest, OutputFormat, ProviderPreferences, ReasoningSettings, SamplingSettings, ServiceTier } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
-import { decodeInput } from "./decode-input.ts";
+import { cacheMark, decodeInput } from "./decode-input.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 import { IDENTIFIER_MAX_LENGTH, KNOWN_FIELDS, type ResponsesRequest } from "./schema.ts";
 
@@ -140,9 +140,7 @@ function serviceTier(tier: ResponsesRequest["service_tier"]): ServiceTier | unde
 
 function cacheSettings(body: ResponsesRequest): CanonicalRequest["cache"] {
   const out: NonNullable<CanonicalRequest["cache"]> = {};
-  if (body.cache_control) {
-    out.control = body.cache_control.ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl: body.cache_control.ttl };
-  }
+  if (body.cache_control) out.control = cacheMark(body.cache_control);
   if (typeof body.prompt_cache_key === "string") out.promptCacheKey = body.prompt_cache_key;
   if (body.prompt_cache_options) out.options = body.prompt_cache_options;
   return Object.keys(out).length === 0 ? undefined : out;

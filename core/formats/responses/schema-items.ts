@@ -4,22 +4,12 @@
  * which carry fields newer than this schema (`phase`, `namespace`, …); decode keeps what the canonical model holds.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { CacheControlSchema, Nullable, StringEnum } from "../shared/schema.ts";
-
-export { CacheControlSchema, Nullable, StringEnum };
-
-
-
-const open = { additionalProperties: true } as const;
-
-
-/** Image detail levels. */
-export const DetailSchema = StringEnum(["auto", "low", "high"]);
+import { CacheControlSchema, ImageDetailSchema, Nullable, Open, StringEnum } from "../shared/schema.ts";
 
 /** `{type: input_text, text}`. */
 export const InputTextSchema = Type.Object(
   { type: Type.Literal("input_text"), text: Type.String(), cache_control: Type.Optional(CacheControlSchema) },
-  open,
+  Open,
 );
 
 /** `{type: input_image, image_url | file_id, detail}`; decode requires one of the two sources. */
@@ -28,10 +18,10 @@ export const InputImageSchema = Type.Object(
     type: Type.Literal("input_image"),
     image_url: Type.Optional(Nullable(Type.String())),
     file_id: Type.Optional(Nullable(Type.String())),
-    detail: Type.Optional(DetailSchema),
+    detail: Type.Optional(ImageDetailSchema),
     cache_control: Type.Optional(CacheControlSchema),
   },
-  open,
+  Open,
 );
 
 /** `{type: input_file, file_data | file_url | file_id, filename}`; decode requires one source. */
@@ -44,7 +34,7 @@ export const InputFileSchema = Type.Object(
     filename: Type.Optional(Type.String()),
     cache_control: Type.Optional(CacheControlSchema),
   },
-  open,
+  Open,
 );
 
 /** `{type: output_text, text, annotations}`: assistant text echoed back from an earlier result. */
@@ -55,11 +45,11 @@ export const OutputTextSchema = Type.Object(
     annotations: Type.Optional(Type.Array(Type.Unknown())),
     logprobs: Type.Optional(Type.Array(Type.Unknown())),
   },
-  open,
+  Open,
 );
 
 /** `{type: refusal, refusal}`: an assistant refusal echoed back. */
-export const RefusalSchema = Type.Object({ type: Type.Literal("refusal"), refusal: Type.String() }, open);
+export const RefusalSchema = Type.Object({ type: Type.Literal("refusal"), refusal: Type.String() }, Open);
 
 /** Any content part a message item may hold. */
 export const MessageContentSchema = Type.Union([
@@ -82,7 +72,7 @@ export const MessageItemSchema = Type.Object(
     id: Type.Optional(Nullable(Type.String())),
     status: Type.Optional(Nullable(Type.String())),
   },
-  open,
+  Open,
 );
 
 /** A function call the model made in an earlier turn. */
@@ -95,7 +85,7 @@ export const FunctionCallItemSchema = Type.Object(
     id: Type.Optional(Nullable(Type.String())),
     status: Type.Optional(Nullable(Type.String())),
   },
-  open,
+  Open,
 );
 
 /** The client's result for a function call, keyed by the original `call_id`. */
@@ -107,7 +97,7 @@ export const FunctionCallOutputItemSchema = Type.Object(
     id: Type.Optional(Nullable(Type.String())),
     status: Type.Optional(Nullable(Type.String())),
   },
-  open,
+  Open,
 );
 
 /** A reasoning item carried back (text, summary, signature, encrypted content). */
@@ -115,16 +105,16 @@ export const ReasoningItemSchema = Type.Object(
   {
     type: Type.Literal("reasoning"),
     id: Type.Optional(Nullable(Type.String())),
-    summary: Type.Optional(Type.Array(Type.Object({ type: Type.Literal("summary_text"), text: Type.String() }, open))),
+    summary: Type.Optional(Type.Array(Type.Object({ type: Type.Literal("summary_text"), text: Type.String() }, Open))),
     content: Type.Optional(
-      Nullable(Type.Array(Type.Object({ type: Type.Literal("reasoning_text"), text: Type.String() }, open))),
+      Nullable(Type.Array(Type.Object({ type: Type.Literal("reasoning_text"), text: Type.String() }, Open))),
     ),
     encrypted_content: Type.Optional(Nullable(Type.String())),
     signature: Type.Optional(Nullable(Type.String())),
     format: Type.Optional(Nullable(Type.String())),
     status: Type.Optional(Nullable(Type.String())),
   },
-  open,
+  Open,
 );
 
 /** Item types the decoder translates; other item types (server-tool calls …) are accepted and warned about. */
@@ -136,7 +126,7 @@ export const KNOWN_ITEM_TYPES = ["message", "function_call", "function_call_outp
  */
 export const OtherItemSchema = Type.Object(
   { type: Type.String({ pattern: `^(?!(?:${KNOWN_ITEM_TYPES.join("|")})$).+$` }) },
-  open,
+  Open,
 );
 
 /** One entry of `input`. */

@@ -5,8 +5,8 @@
  * Unknown top-level fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode warns about them.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { CacheControlSchema, InputItemSchema, Nullable, StringEnum } from "./schema-items.ts";
-import { REASONING_EFFORTS, StopConditionSchema } from "../shared/schema.ts";
+import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
+import { InputItemSchema } from "./schema-items.ts";
 
 /** Spec "Limits": `max_tool_calls` default and maximum. */
 export const MAX_TOOL_CALLS = 30;
@@ -18,8 +18,6 @@ export const IDENTIFIER_MAX_LENGTH = 256;
 /** Metadata key rule: at most 64 characters and no brackets. */
 const METADATA_KEY_PATTERN = `^[^\\[\\]]{0,${METADATA_LIMITS.keyLength}}$`;
 
-/** Reasoning effort values (reference b3). */
-export { REASONING_EFFORTS, StopConditionSchema };
 /** Text verbosity values (reference b3). */
 export const VERBOSITIES = ["low", "medium", "high", "xhigh", "max"] as const;
 /** `service_tier` values (spec); `fast` is an alias of `priority`. */
@@ -33,7 +31,6 @@ export const INCLUDABLES = [
   "code_interpreter_call.outputs",
 ] as const;
 
-const open = { additionalProperties: true } as const;
 const opt = Type.Optional;
 
 /** Function tool (spec "Tools"): client-run, optionally `async` or `defer_loading`. */
@@ -48,37 +45,37 @@ export const FunctionToolSchema = Type.Object(
     defer_loading: opt(Type.Boolean()),
     cache_control: opt(CacheControlSchema),
   },
-  open,
+  Open,
 );
 
 /** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4). */
 export const ServerToolSchema = Type.Object(
   { type: Type.String({ pattern: "^service:.+" }), parameters: opt(Type.Record(Type.String(), Type.Unknown())) },
-  open,
+  Open,
 );
 
 /** Hosted tool kinds of other services (`web_search_preview`, …): accepted, then warned about and dropped. */
-export const OtherToolSchema = Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!service:).+$" }) }, open);
+export const OtherToolSchema = Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!service:).+$" }) }, Open);
 
 /** `tool_choice`: a mode string, a named function, `allowed_tools`, or a hosted tool type. */
 export const ToolChoiceSchema = Type.Union([
   StringEnum(["none", "auto", "required"]),
-  Type.Object({ type: Type.Literal("function"), name: Type.String({ minLength: 1 }) }, open),
+  Type.Object({ type: Type.Literal("function"), name: Type.String({ minLength: 1 }) }, Open),
   Type.Object(
     {
       type: Type.Literal("allowed_tools"),
       mode: StringEnum(["auto", "required"]),
       tools: Type.Array(Type.Record(Type.String(), Type.Unknown())),
     },
-    open,
+    Open,
   ),
-  Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!allowed_tools$).+$" }) }, open),
+  Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!allowed_tools$).+$" }) }, Open),
 ]);
 
 /** `text.format`: text, json_object or json_schema. */
 export const TextFormatSchema = Type.Union([
-  Type.Object({ type: Type.Literal("text") }, open),
-  Type.Object({ type: Type.Literal("json_object") }, open),
+  Type.Object({ type: Type.Literal("text") }, Open),
+  Type.Object({ type: Type.Literal("json_object") }, Open),
   Type.Object(
     {
       type: Type.Literal("json_schema"),
@@ -87,21 +84,21 @@ export const TextFormatSchema = Type.Union([
       description: opt(Type.String()),
       strict: opt(Nullable(Type.Boolean())),
     },
-    open,
+    Open,
   ),
 ]);
 
 /** `reasoning` config (reference b3). */
 export const ReasoningConfigSchema = Type.Object(
   {
-    effort: opt(Nullable(StringEnum(REASONING_EFFORTS))),
+    effort: opt(Nullable(ReasoningEffortSchema)),
     summary: opt(Nullable(StringEnum(["auto", "concise", "detailed"]))),
     enabled: opt(Nullable(Type.Boolean())),
     max_tokens: opt(Nullable(Type.Integer({ minimum: 0 }))),
     mode: opt(Nullable(StringEnum(["standard", "pro"]))),
     context: opt(Nullable(StringEnum(["auto", "all_turns", "current_turn"]))),
   },
-  open,
+  Open,
 );
 
 
@@ -113,7 +110,7 @@ export const MetadataSchema = Type.Record(
 );
 
 /** A plugin entry, discriminated by `id`; plugin options are validated by the plugin itself (its optionsSchema). */
-export const PluginSchema = Type.Object({ id: Type.String({ minLength: 1 }), enabled: opt(Type.Boolean()) }, open);
+export const PluginSchema = Type.Object({ id: Type.String({ minLength: 1 }), enabled: opt(Type.Boolean()) }, Open);
 
 /** The request body of `POST /responses` (spec "Responses request"). */
 export const ResponsesRequestSchema = Type.Object(
@@ -128,7 +125,7 @@ export const ResponsesRequestSchema = Type.Object(
     previous_response_id: opt(Type.Unknown({ description: "Not supported; a non-null value is rejected with 400." })),
     max_output_tokens: opt(Nullable(Type.Integer({ minimum: 1 }))),
     max_tool_calls: opt(Nullable(Type.Integer({ minimum: 0, maximum: MAX_TOOL_CALLS }))),
-    stop_server_tools_when: opt(Type.Array(StopConditionSchema, { minItems: 1 })),
+    stop_server_tools_when: opt(StopConditionsSchema),
     temperature: opt(Nullable(Type.Number())),
     top_p: opt(Nullable(Type.Number())),
     frequency_penalty: opt(Nullable(Type.Number())),
@@ -151,14 +148,14 @@ export const ResponsesRequestSchema = Type.Object(
             variables: opt(Nullable(Type.Record(Type.String(), Type.Unknown()))),
             version: opt(Nullable(Type.String())),
           },
-          open,
+          Open,
         ),
       ),
     ),
     prompt_cache_key: opt(Nullable(Type.String())),
-    prompt_cache_options: opt(Type.Object({ mode: Type.Literal("explicit"), ttl: opt(Type.String()) }, open)),
+    prompt_cache_options: opt(Type.Object({ mode: Type.Literal("explicit"), ttl: opt(Type.String()) }, Open)),
     cache_control: opt(CacheControlSchema),
-    provider: opt(Nullable(Type.Object({ allow_fallbacks: opt(Nullable(Type.Boolean())) }, open))),
+    provider: opt(Nullable(Type.Object({ allow_fallbacks: opt(Nullable(Type.Boolean())) }, Open))),
     reasoning: opt(Nullable(ReasoningConfigSchema)),
     route: opt(Nullable(StringEnum(["fallback", "sort"]))),
     safety_identifier: opt(Nullable(Type.String())),
@@ -166,10 +163,10 @@ export const ResponsesRequestSchema = Type.Object(
     session_id: opt(Type.String({ maxLength: IDENTIFIER_MAX_LENGTH })),
     text: opt(
       Nullable(
-        Type.Object({ format: opt(TextFormatSchema), verbosity: opt(Nullable(StringEnum(VERBOSITIES))) }, open),
+        Type.Object({ format: opt(TextFormatSchema), verbosity: opt(Nullable(StringEnum(VERBOSITIES))) }, Open),
       ),
     ),
-    debug: opt(Type.Object({ echo_upstream_body: opt(Type.Boolean()) }, open)),
+    debug: opt(Type.Object({ echo_upstream_body: opt(Type.Boolean()) }, Open)),
     trace: opt(
       Type.Object(
         {
@@ -179,13 +176,13 @@ export const ResponsesRequestSchema = Type.Object(
           generation_name: opt(Type.String()),
           parent_span_id: opt(Type.String()),
         },
-        open,
+        Open,
       ),
     ),
     truncation: opt(Nullable(Type.Literal("auto"))),
     user: opt(Type.String({ maxLength: IDENTIFIER_MAX_LENGTH })),
   },
-  { additionalProperties: true },
+  Open,
 );
 
 /** A schema-valid Responses request body. */

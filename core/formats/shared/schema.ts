@@ -11,11 +11,23 @@ export function StringEnum<const T extends readonly [string, ...string[]]>(value
 /** `T | null`, the way OpenAI-style APIs mark most optional fields. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/**
+ * Object options for wire objects that stay open (extra keys allowed): clients echo back fields of earlier results
+ * that are newer than these schemas, and decode warns about the ones it drops.
+ */
+export const Open = { additionalProperties: true } as const;
+
 /** Cache breakpoint (spec `cache_control`): `type` only `ephemeral`, optional `ttl`. */
 export const CacheControlSchema = Type.Object({ type: Type.Literal("ephemeral"), ttl: Type.Optional(Type.String()) });
 
+/** Image `detail` levels (chat `image_url.detail`, Responses `input_image.detail`). */
+export const ImageDetailSchema = StringEnum(["auto", "low", "high"]);
+
 /** Reasoning effort values (spec `reasoning_effort`; reference b3). */
 export const REASONING_EFFORTS = ["max", "xhigh", "high", "medium", "low", "minimal", "none"] as const;
+
+/** One reasoning effort (chat `reasoning_effort` / `reasoning.effort`, Responses `reasoning.effort`, Messages `output_config.effort`). */
+export const ReasoningEffortSchema = StringEnum(REASONING_EFFORTS);
 
 /** The five `stop_server_tools_when` conditions (reference b1). */
 export const StopConditionSchema = Type.Union([
@@ -25,3 +37,6 @@ export const StopConditionSchema = Type.Union([
   Type.Object({ type: Type.Literal("has_tool_call"), tool_name: Type.String({ minLength: 1 }) }),
   Type.Object({ type: Type.Literal("finish_reason_is"), reason: Type.String({ minLength: 1 }) }),
 ]);
+
+/** `stop_server_tools_when`: one or more conditions. */
+export const StopConditionsSchema = Type.Array(StopConditionSchema, { minItems: 1 });
