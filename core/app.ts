@@ -3,7 +3,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { createAuthenticator } from "./auth/authenticate.ts";
 import type { Deps } from "./deps.ts";
-import { GatewayError } from "./errors.ts";
+import { errors, GatewayError } from "./errors.ts";
 import { formatRoutes } from "./formats/index.ts";
 import { envelopeOf, errorResponse } from "./http/envelope.ts";
 import { edgeError, type RouteTable } from "./http/edge-errors.ts";
@@ -34,6 +34,12 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
   const app = new Elysia({ name: "gateway", normalize: false })
     .onRequest(({ request }) => {
       trimmer?.touch();
+      // No id or slug of this API holds U+0000 (the store could not even look one up: Postgres refuses it in text),
+      // so a path with one names nothing: 404 here, for every route at once.
+      if (nulInPath(request.url)) {
+        const error = errors.notFound("Not found");
+        return errorResponse(error, envelopeOf(error), { "x-generation-id": deps.ids.id("gen-") });
+      }
       // Reject oversized bodies from the declared length before reading them; Bun's own cap backs this up.
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > limit) {
@@ -62,3 +68,11 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
 }
 
 export type GatewayApp = ReturnType<typeof createApp>;
+
+/** True when the path (not the query) holds an encoded U+0000; one search on the hot path, a second only on a hit. */
+function nulInPath(url: string): boolean {
+  const at = url.indexOf("%00");
+  if (at === -1) return false;
+  const query = url.indexOf("?");
+  return query === -1 || at < query;
+}

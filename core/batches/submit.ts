@@ -2,6 +2,7 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import { errors } from "../errors.ts";
+import { checkStorableText } from "../store/text.ts";
 import type { BatchRecord } from "../store/types.ts";
 import { BATCH_ENDPOINTS, formatOfEndpoint } from "./endpoints.ts";
 import { COMPLETION_WINDOW_MS } from "./lifecycle.ts";
@@ -21,6 +22,7 @@ export async function submitBatch(deps: Pick<Deps, "store" | "clock" | "ids">, p
   if (!format) {
     throw errors.invalid(`endpoint: must be one of ${BATCH_ENDPOINTS.join(", ")} (a leading /v1 is accepted)`, { param: "endpoint" });
   }
+  checkStorableText(submission.model, "model");
   const bodies = await validateRequests(deps, principal, format, submission.model, submission.requests);
   const now = deps.clock.now();
   const id = deps.ids.id("batch_");

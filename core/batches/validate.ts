@@ -6,8 +6,10 @@
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../auth/principal.ts";
+import { checkStorableText, isStorableText } from "../store/text.ts";
 import type { Deps } from "../deps.ts";
 import { errors, isGatewayError } from "../errors.ts";
+import { mostSpecific } from "../http/edge-errors.ts";
 import type { WireFormat } from "../formats/format.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { Json } from "../presets/json.ts";
@@ -52,6 +54,8 @@ export async function validateRequests(deps: Pick<Deps, "store">, principal: Pri
   for (const [index, request] of requests.entries()) {
     const report = (message: string) => problems.push({ index, custom_id: request.custom_id, message });
     const first = seen.get(request.custom_id);
+    // custom_id and model are stored as text (core/store/text.ts).
+    if (!isStorableText(request.custom_id)) report("custom_id: must not contain U+0000 (NUL)");
     if (first !== undefined) report(`duplicate custom_id (first used by request ${first})`);
     else seen.set(request.custom_id, index);
     try {
@@ -77,10 +81,12 @@ async function validateBody(deps: Pick<Deps, "store">, principal: Principal, for
     else if (body.model !== model) throw errors.invalid(`body model "${String(body.model)}" differs from the batch model "${model}"`);
   }
   if (body.stream === true) throw errors.invalid("stream: true is not supported in a batch");
+  checkStorableText(typeof body.model === "string" ? body.model : undefined, "model");
   await applyPresetReference(deps.store.presets, principal.workspaceId, format.id, body);
   const check = checkerOf(format);
   if (!check.Check(body)) {
-    const first = check.Errors(body).First();
+    // A union failure ("Expected union value") is narrowed to its real cause, as the live endpoints do.
+    const first = mostSpecific(check.Errors(body).First());
     const field = first?.path ? first.path.slice(1).replaceAll("/", ".") : "(body)";
     throw errors.invalid(`${field}: ${first?.message ?? "does not match the schema"}`);
   }

@@ -7,10 +7,13 @@ import { Type, type Static } from "@sinclair/typebox";
 const Ms = (minimum = 1) => Type.Optional(Type.Integer({ minimum }));
 
 /** Per-key rate limits: `requests` and/or `tokens` per `interval_seconds` (also the body of `rate_limit` on /keys). */
+const MAX_INT32 = 2_147_483_647;
+
 export const RateLimitSchema = Type.Object(
   {
-    requests: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-    tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    // The store keeps these counts in 32-bit integer columns (Postgres `integer`).
+    requests: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: MAX_INT32 }), Type.Null()])),
+    tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: MAX_INT32 }), Type.Null()])),
     interval_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
   },
   { additionalProperties: false },

@@ -13,7 +13,7 @@ interface ValueErrorLike {
  * A union failure ("Expected union value") hides the real cause in its variants. Descend into the variant whose
  * first error is deepest (the one that matched the shape best), skipping the `null` branch of nullable fields.
  */
-function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike | undefined {
+export function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike | undefined {
   if (!error?.errors?.length) return error;
   let best: ValueErrorLike | undefined;
   for (const variant of error.errors) {

@@ -3,12 +3,16 @@ import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import type { InboundFormat } from "../model/request.ts";
+import { checkStorableText } from "../store/text.ts";
 import type { PresetRecord } from "../store/types.ts";
 import { isRecord, type Json } from "./json.ts";
 import { applyPresetReference } from "./resolve.ts";
 import { checkSlug } from "./slug.ts";
 import { systemPromptOf } from "./system-prompt.ts";
 import { toConfig } from "./translate.ts";
+
+/** Where each format carries the system prompt. */
+const SYSTEM_FIELD: Record<InboundFormat, string> = { chat: "messages", messages: "system", responses: "instructions" };
 
 /**
  * Stores the overlapping fields of `body` as a new version of preset `slug` (created when missing) and makes it the
@@ -19,11 +23,13 @@ export async function createPresetVersion(deps: Pick<Deps, "store" | "clock">, p
   checkSlug(slug);
   const source: Json = isRecord(body) ? { ...body } : {};
   await applyPresetReference(deps.store.presets, principal.workspaceId, format, source);
+  const systemPrompt = systemPromptOf(format, source);
+  checkStorableText(systemPrompt, SYSTEM_FIELD[format]);
   const created = await deps.store.presets.createVersion({
     workspaceId: principal.workspaceId,
     slug,
     config: toConfig(format, source),
-    systemPrompt: systemPromptOf(format, source),
+    systemPrompt,
     // There are no user accounts: the creating key's hash identifies the creator without revealing it.
     creatorId: principal.keyHash,
     now: deps.clock.now(),

@@ -5,6 +5,7 @@ import type { Deps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import type { GenerationRecord } from "../store/types.ts";
 import { limitFields } from "../limits/key-view.ts";
+import { isStorableText } from "../store/text.ts";
 import { keyView } from "./key-view.ts";
 
 export function accountRoutes(deps: Deps, auth: Authenticator) {
@@ -29,6 +30,8 @@ export function accountRoutes(deps: Deps, auth: Authenticator) {
     .get(
       "/generation",
       async ({ query, principal }) => {
+        // Ids in the path are covered at the edge (core/app.ts); this one is a query value.
+        if (!isStorableText(query.id)) throw errors.notFound("Generation not found");
         const pending = deps.ledger.pendingGeneration(query.id);
         const record = pending?.workspaceId === principal.workspaceId ? pending : await deps.store.generations.get(query.id, principal.workspaceId);
         if (!record) throw errors.notFound("Generation not found");

@@ -12,6 +12,7 @@ import { batchView, listedBatchView } from "../batches/view.ts";
 import type { Deps } from "../deps.ts";
 import { errors, GatewayError } from "../errors.ts";
 import { jsonResponse } from "../http/envelope.ts";
+import { IntegerQuery, integerParam } from "../http/query.ts";
 import type { BatchRecord } from "../store/types.ts";
 
 /** Requests per batch (OpenAI's limit; the body size limit usually binds first). */
@@ -29,7 +30,7 @@ const Submission = t.Object({
 
 const ListQuery = t.Object({
   after: t.Optional(t.String({ minLength: 1 })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
+  limit: IntegerQuery("Page size, 1 to 100 (default 20)"),
 });
 
 const conflict = (message: string) => new GatewayError("precondition_failed", message, { status: 409 });
@@ -70,7 +71,7 @@ export function batchRoutes(deps: Deps, auth: Authenticator) {
     .get(
       "/batches",
       async ({ query, principal }) => {
-        const limit = query.limit ?? 20;
+        const limit = integerParam("limit", query.limit, { min: 1, max: 100, fallback: 20 });
         const cursor = query.after === undefined ? undefined : await own(principal, query.after).catch(() => {
           throw errors.invalid("after: unknown batch id", { param: "after" });
         });

@@ -7,7 +7,9 @@ import type { Deps } from "../deps.ts";
 import { RateLimitSchema, toRateLimitSetting } from "../config/routing-limits.ts";
 import { errors } from "../errors.ts";
 import { jsonResponse } from "../http/envelope.ts";
+import { IntegerQuery, integerParam } from "../http/query.ts";
 import { limitFields } from "../limits/key-view.ts";
+import { checkStorableText } from "../store/text.ts";
 import type { ApiKeyRecord } from "../store/types.ts";
 import { keyView } from "./key-view.ts";
 
@@ -34,7 +36,7 @@ const PatchKeyBody = t.Object({
 });
 
 const ListQuery = t.Object({
-  offset: t.Optional(t.Numeric({ minimum: 0 })),
+  offset: IntegerQuery("Keys to skip (0 or more)"),
   include_disabled: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
 });
 
@@ -57,6 +59,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
     .post(
       "/keys",
       async ({ body, principal }) => {
+        checkStorableText(body.name, "name");
         const expiresAt = parseExpiry(body.expires_at, deps.clock.now());
         const secret = newSecret();
         const record = await deps.store.keys.create({
@@ -79,7 +82,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
       async ({ query, principal }) => {
         const records = await deps.ledger.readConsistently(() =>
           deps.store.keys.list(principal.workspaceId, {
-            offset: query.offset ?? 0,
+            offset: integerParam("offset", query.offset, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
             limit: 100,
             includeDisabled: query.include_disabled === "true",
           }),
@@ -94,6 +97,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
     .patch(
       "/keys/:hash",
       async ({ params, body, principal }) => {
+        checkStorableText(body.name, "name");
         await ownKey(principal, params.hash);
         const updated = await deps.store.keys.update(params.hash, {
           ...(body.name !== undefined ? { name: body.name } : {}),

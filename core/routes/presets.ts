@@ -11,6 +11,7 @@ import { chatFormat } from "../formats/chat/index.ts";
 import type { WireFormat } from "../formats/format.ts";
 import { messagesFormat } from "../formats/messages/index.ts";
 import { responsesFormat } from "../formats/responses/index.ts";
+import { IntegerQuery, integerParam } from "../http/query.ts";
 import { createPresetVersion } from "../presets/create.ts";
 import { checkSlug } from "../presets/slug.ts";
 import { presetView, versionView } from "../presets/view.ts";
@@ -19,8 +20,8 @@ import { presetView, versionView } from "../presets/view.ts";
 const MAX_PAGE = 100;
 
 const Page = t.Object({
-  offset: t.Optional(t.Numeric({ minimum: 0 })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: MAX_PAGE })),
+  offset: IntegerQuery("Entries to skip (0 or more)"),
+  limit: IntegerQuery(`Page size, 1 to ${MAX_PAGE} (default ${MAX_PAGE})`),
 });
 
 /** The creation endpoints: one per wire format whose body a preset can be made from. */
@@ -37,7 +38,10 @@ export function presetRoutes(deps: Deps, auth: Authenticator) {
     if (!preset) throw errors.notFound(`Preset not found: ${slug}`);
     return preset;
   };
-  const page = (query: { offset?: number; limit?: number }) => ({ offset: query.offset ?? 0, limit: query.limit ?? MAX_PAGE });
+  const page = (query: { offset?: string; limit?: string }) => ({
+    offset: integerParam("offset", query.offset, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
+    limit: integerParam("limit", query.limit, { min: 1, max: MAX_PAGE, fallback: MAX_PAGE }),
+  });
 
   const routes = new Elysia({ name: "routes:presets" }).derive({ as: "local" }, async ({ request }) => {
     const principal = await auth.authenticate(request.headers);
