@@ -3,9 +3,10 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { createAuthenticator } from "./auth/authenticate.ts";
 import type { Deps } from "./deps.ts";
-import { errors, GatewayError } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { formatRoutes } from "./formats/index.ts";
 import { envelopeOf, errorResponse } from "./http/envelope.ts";
+import { payloadTooLarge, readUndeclaredJson } from "./http/body-limit.ts";
 import { edgeError, type RouteTable } from "./http/edge-errors.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
@@ -40,13 +41,15 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
         const error = errors.notFound("Not found");
         return errorResponse(error, envelopeOf(error), { "x-generation-id": deps.ids.id("gen-") });
       }
-      // Reject oversized bodies from the declared length before reading them; Bun's own cap backs this up.
+      // Reject oversized bodies from the declared length before reading them; undeclared ones: onParse below.
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > limit) {
-        const error = new GatewayError("payload_too_large", `Request payload too large (limit ${limit} bytes)`);
+        const error = payloadTooLarge(limit);
         return errorResponse(error, envelopeOf(error), { "x-generation-id": deps.ids.id("gen-") });
       }
     })
+    // Only a body without a declared length is read here (with its bound); every other body: Elysia's own parser.
+    .onParse(({ request }) => readUndeclaredJson(request, limit))
     .onError(({ code, error, request }) => edgeError(code, error, request, routes, deps.ids.id("gen-")))
     .use(
       openapi({

@@ -12,8 +12,10 @@ export function serveGateway(config: GatewayConfig, gateway: Gateway): Server<un
     hostname: config.host,
     port: config.port,
     idleTimeout: config.idleTimeoutSeconds,
-    // Slightly above our limit so our own 413 envelope answers first when content-length is declared.
-    maxRequestBodySize: config.bodyLimitBytes + 1,
+    // No cap of Bun's own: it would answer a declared length over it with a bare 413, without our envelope. The app
+    // refuses a declared length over the limit before reading the body, and reads an undeclared (chunked) one with
+    // a bound (core/http/body-limit.ts).
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: (request) => gateway.app.handle(request),
   });
 }

@@ -35,8 +35,11 @@ export function edgeError(code: string | number, error: unknown, request: Reques
 function toEdgeError(code: string | number, error: unknown, request: Request, routes: RouteTable): GatewayError {
   if (isGatewayError(error)) return error;
   switch (code) {
-    case "PARSE":
-      return new GatewayError("invalid_request", "Malformed JSON in request body");
+    case "PARSE": {
+      // Elysia wraps what a parser threw; our own parser's errors (413 for an over-limit chunked body) stand as they are.
+      const cause = (error as { cause?: unknown } | null)?.cause;
+      return isGatewayError(cause) ? cause : new GatewayError("invalid_request", "Malformed JSON in request body");
+    }
     case "VALIDATION":
       return validationError(error);
     case "NOT_FOUND": {

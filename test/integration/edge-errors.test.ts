@@ -46,6 +46,46 @@ describe("edge errors", () => {
     await envelope(await gw.request("/chat/completions", { method: "POST", json: big }), 413, "payload_too_large");
   });
 
+  /** A chat body of exactly `bytes` bytes (the content is padded). */
+  const bodyOf = (bytes: number): string => {
+    const bare = JSON.stringify({ model: "simulator/small", messages: [{ role: "user", content: "" }] });
+    const body = JSON.stringify({ model: "simulator/small", messages: [{ role: "user", content: "x".repeat(bytes - bare.length) }] });
+    expect(body.length).toBe(bytes);
+    return body;
+  };
+  /** The same bytes sent without a content-length (chunked), in pieces. */
+  const chunked = (body: string): ReadableStream<Uint8Array> => {
+    const bytes = new TextEncoder().encode(body);
+    return new ReadableStream({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 1000) controller.enqueue(bytes.subarray(at, at + 1000));
+        controller.close();
+      },
+    });
+  };
+
+  test("the limit is exact with a declared length: 4096 bytes are served, 4097 are a 413 envelope", async () => {
+    const json = { "content-type": "application/json" };
+    const atLimit = await gw.request("/chat/completions", { method: "POST", body: bodyOf(4096), headers: json });
+    expect(atLimit.status).toBe(200);
+    await envelope(await gw.request("/chat/completions", { method: "POST", body: bodyOf(4097), headers: json }), 413, "payload_too_large");
+  });
+
+  test("a body far over the limit gets the envelope too (the server has no bare cap of its own)", async () => {
+    const res = await gw.request("/chat/completions", { method: "POST", body: bodyOf(200_000), headers: { "content-type": "application/json" } });
+    await envelope(res, 413, "payload_too_large");
+  });
+
+  test("without a declared length (chunked) the limit holds at the same byte, and bad JSON is a 400", async () => {
+    const json = { "content-type": "application/json" };
+    const atLimit = await gw.request("/chat/completions", { method: "POST", body: chunked(bodyOf(4096)), headers: json });
+    expect(atLimit.headers.get("x-generation-id")).toMatch(/^gen-/);
+    expect(atLimit.status).toBe(200);
+    await envelope(await gw.request("/chat/completions", { method: "POST", body: chunked(bodyOf(4097)), headers: json }), 413, "payload_too_large");
+    await envelope(await gw.request("/chat/completions", { method: "POST", body: chunked(bodyOf(200_000)), headers: json }), 413, "payload_too_large");
+    await envelope(await gw.request("/chat/completions", { method: "POST", body: chunked("{not json"), headers: json }), 400, "invalid_request");
+  });
+
   test("missing and invalid credentials → 401", async () => {
     const json = { model: "simulator/small", messages: [{ role: "user", content: "x" }] };
     const missing = await envelope(await gw.request("/chat/completions", { method: "POST", json, key: null }), 401, "authentication");

@@ -3,6 +3,7 @@ import pino from "pino";
 import { API_PREFIX } from "../../core/app.ts";
 import { createGateway, type Gateway, type GatewayOverrides } from "../../core/bootstrap.ts";
 import { buildConfig } from "../../core/config/load.ts";
+import { serveGateway } from "../../core/serve.ts";
 import type { ConfigFile } from "../../core/config/file-schema.ts";
 import type { GatewayConfig } from "../../core/config/types.ts";
 
@@ -32,7 +33,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const config = buildConfig(options.file ?? {}, { DATABASE_URL: "sqlite://:memory:", GATEWAY_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: "silent", ...options.env }, process.cwd());
   options.configure?.(config);
   const gateway = await createGateway(config, { logger: pino({ level: "silent" }), ...options.overrides });
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 60, fetch: (req) => gateway.app.handle(req) });
+  // Served exactly like production (body-size cap, idle timeout), on a free loopback port.
+  const server = serveGateway({ ...config, host: "127.0.0.1", port: 0 }, gateway);
   const origin = `http://127.0.0.1:${server.port}`;
   const baseUrl = origin + API_PREFIX;
   const request: TestGateway["request"] = (path, init = {}) => {
