@@ -27,6 +27,9 @@ const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> =
   ["reasoning_effort vs reasoning.effort", { reasoning_effort: "low", reasoning: { effort: "low" } }, { reasoning_effort: "low", reasoning: { effort: "high" } }],
   ["wrong enum", { service_tier: "fast" }, { service_tier: "warp" }],
   ["wrong type", { max_tokens: 16 }, { max_tokens: "sixteen" }],
+  ["max_tokens at least 1", { max_tokens: 1 }, { max_tokens: 0 }],
+  ["max_tokens not negative", { max_tokens: 1 }, { max_tokens: -1_000_000_000 }],
+  ["max_completion_tokens at least 1", { max_completion_tokens: 1 }, { max_completion_tokens: 0 }],
 ];
 
 describe("limits", () => {

@@ -79,8 +79,10 @@ export const ChatRequestSchema = Type.Object(
     top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
     logprobs: Type.Optional(Nullable(Type.Boolean())),
     logit_bias: Type.Optional(Nullable(Type.Record(Type.String(), Type.Number()))),
-    max_completion_tokens: int(),
-    max_tokens: int(),
+    // At least one token, as Messages and Responses require: a negative cap also made the credit reservation
+    // negative (a 503 from the limits stage instead of this 400).
+    max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
     seed: int(),
     stop: Type.Optional(Nullable(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })]))),
     stream: Type.Optional(Nullable(Type.Boolean())),
