@@ -33,6 +33,13 @@ export const ERROR_TYPES = [
 
 export type ErrorType = (typeof ERROR_TYPES)[number];
 
+const ERROR_TYPE_SET: ReadonlySet<string> = new Set(ERROR_TYPES);
+
+/** True when `value` is one of the spec's `error_type` values (e.g. declared by an upstream gateway of our kind). */
+export function isErrorType(value: unknown): value is ErrorType {
+  return typeof value === "string" && ERROR_TYPE_SET.has(value);
+}
+
 /**
  * Default HTTP status per error type. `satisfies Record<ErrorType, …>` makes the table exhaustive at compile time.
  * Spec-driven choices: 409 preset conflict is `precondition_failed` (passed explicitly), 410 expired batch is

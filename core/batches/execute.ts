@@ -4,7 +4,7 @@
  */
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
-import { toGatewayError, type ErrorType, ERROR_TYPES } from "../errors.ts";
+import { isErrorType, toGatewayError } from "../errors.ts";
 import { chatFormat } from "../formats/chat/index.ts";
 import { collect } from "../model/collect.ts";
 import type { CanonicalResponse } from "../model/response.ts";
@@ -86,13 +86,9 @@ async function errorFromHttp(ctx: RequestContext): Promise<ReturnType<typeof res
   const error = isRecord(envelope) && isRecord(envelope.error) ? envelope.error : {};
   const metadata = isRecord(error.metadata) ? error.metadata : {};
   const status = typeof error.code === "number" ? error.code : (http?.status ?? 500);
-  const type = typeof metadata.error_type === "string" && isErrorType(metadata.error_type) ? metadata.error_type : "server";
+  const type = isErrorType(metadata.error_type) ? metadata.error_type : "server";
   const message = typeof error.message === "string" ? error.message : "Internal server error";
   return resultError(status, type, message, paramOf(metadata));
-}
-
-function isErrorType(value: string): value is ErrorType {
-  return (ERROR_TYPES as readonly string[]).includes(value);
 }
 
 function paramOf(metadata: Record<string, unknown> | undefined): string | null {

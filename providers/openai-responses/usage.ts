@@ -1,5 +1,5 @@
 /** Responses `usage`, finish and failure → canonical (shared by the result and the stream translation). */
-import { ERROR_TYPES, type ErrorType, type GatewayError } from "../../core/errors.ts";
+import { isErrorType, type GatewayError } from "../../core/errors.ts";
 import type { Finish } from "../../core/model/response.ts";
 import type { Usage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
@@ -53,8 +53,8 @@ export function mapFailure(error: WireError | null | undefined, declaredType: st
   const code = typeof error?.code === "string" ? error.code : undefined;
   const canonical = declaredType ?? (typeof error?.metadata?.error_type === "string" ? error.metadata.error_type : undefined);
   const metadata: Record<string, unknown> = { provider_code: code ?? canonical ?? "failed", provider_message: message };
-  if (canonical !== undefined && (ERROR_TYPES as readonly string[]).includes(canonical)) {
-    return call.helpers.error(canonical as ErrorType, message, { metadata });
+  if (isErrorType(canonical)) {
+    return call.helpers.error(canonical, message, { metadata });
   }
   if (code === "invalid_prompt") return call.helpers.error("invalid_prompt", message, { metadata });
   const status = typeof error?.code === "number" && error.code >= 400 && error.code < 600 ? error.code : (code ? (CODE_STATUS[code] ?? 400) : 502);

@@ -7,7 +7,7 @@ import type { StreamEvent } from "../../core/model/events.ts";
 import type { Finish } from "../../core/model/response.ts";
 import type { Usage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { ERROR_TYPES, type ErrorType, type GatewayError } from "../../core/errors.ts";
+import { isErrorType, type GatewayError } from "../../core/errors.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
 import type { SseEvent } from "../shared/sse.ts";
 import { parseJsonObject, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
@@ -111,10 +111,10 @@ function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): Stre
  */
 function inBandError(error: WireError, call: ProviderCall): GatewayError {
   const declared = error.metadata?.error_type;
-  if (typeof declared === "string" && (ERROR_TYPES as readonly string[]).includes(declared)) {
+  if (isErrorType(declared)) {
     const metadata: Record<string, unknown> = { provider_code: error.metadata?.provider_code ?? error.code ?? declared };
     if (error.message !== undefined) metadata.provider_message = error.message;
-    return call.helpers.error(declared as ErrorType, error.message ?? "Upstream provider failed", { metadata });
+    return call.helpers.error(declared, error.message ?? "Upstream provider failed", { metadata });
   }
   const status = typeof error.code === "number" && error.code >= 400 && error.code < 600 ? error.code : 502;
   return mapUpstreamError(status, { error }, new Headers(), call.helpers.error);

@@ -1,6 +1,6 @@
 /** core/errors.ts: the exhaustive error table, the branded class and the converters. */
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_STATUS, ERROR_TYPES, GatewayError, errors, isGatewayError, toGatewayError } from "../../../core/errors.ts";
+import { DEFAULT_STATUS, ERROR_TYPES, GatewayError, errors, isErrorType, isGatewayError, toGatewayError } from "../../../core/errors.ts";
 
 describe("error table", () => {
   test("every spec error_type has exactly one default status and nothing else is in the table", () => {
@@ -114,5 +114,12 @@ describe("shorthands", () => {
     ]);
     expect([errors.notFound().status, errors.notFound().message]).toEqual([404, "Resource not found"]);
     expect([errors.paymentRequired().type, errors.paymentRequired().status]).toEqual(["payment_required", 402]);
+  });
+});
+
+describe("isErrorType", () => {
+  test("accepts exactly the spec's error_type values", () => {
+    for (const type of ERROR_TYPES) expect(isErrorType(type)).toBe(true);
+    for (const other of ["", "Server", "rate_limit", "toString", "constructor", 429, null, undefined, {}]) expect(isErrorType(other)).toBe(false);
   });
 });
