@@ -6,6 +6,7 @@
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../auth/principal.ts";
+import { requestedModels } from "../pipeline/stages/routing.ts";
 import { checkStorableText, isStorableText } from "../store/text.ts";
 import type { Deps } from "../deps.ts";
 import { errors, isGatewayError } from "../errors.ts";
@@ -90,7 +91,10 @@ async function validateBody(deps: Pick<Deps, "store">, principal: Principal, for
     const field = first?.path ? first.path.slice(1).replaceAll("/", ".") : "(body)";
     throw errors.invalid(`${field}: ${first?.message ?? "does not match the schema"}`);
   }
-  assertTextOnly(format.decode(body, new Headers()));
+  const decoded = format.decode(body, new Headers());
+  // A request naming no model could only fail when it runs: refused now, with the rule the pipeline applies.
+  requestedModels(decoded);
+  assertTextOnly(decoded);
   return body;
 }
 

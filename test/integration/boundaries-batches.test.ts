@@ -53,6 +53,13 @@ for (const [backend, enabled] of backends) {
       await expectError(await submit(submission([{ custom_id: "b", body: { messages: chat.messages } }], { model: "x\u0000" })), 400, "model");
     });
 
+    test("a request that names no model (in its body, the batch or a preset) is refused at submission, listed", async () => {
+      const bad = await expectError(await submit(submission([{ custom_id: "ok", body: chat }, { custom_id: "none", body: { messages: chat.messages } }])), 400);
+      expect(bad.error.metadata.errors?.map((e) => e.index)).toEqual([1]);
+      expect(bad.error.metadata.errors?.[0]?.message).toContain("model is required");
+      expect((await submit(submission([{ custom_id: "batch-model", body: { messages: chat.messages } }], { model: "simulator/small" }))).status).toBe(202);
+    });
+
     test("an out-of-range field in a body is reported with its real cause, as the live endpoint does", async () => {
       expect((await submit(submission([{ custom_id: "t2", body: { ...chat, temperature: 2 } }]))).status).toBe(202);
       const bad = await expectError(await submit(submission([{ custom_id: "t", body: { ...chat, temperature: 2.01 } }])), 400);

@@ -4,6 +4,7 @@
  * in-process state, except one kv read for a session pin when the request has a session and a choice to make.
  */
 import { GatewayError, errors } from "../../errors.ts";
+import type { CanonicalRequest } from "../../model/request.ts";
 import type { CatalogModel } from "../../routing/catalog.ts";
 import { planRoute } from "../../routing/plan.ts";
 import { preferencesOf } from "../../routing/preferences.ts";
@@ -14,8 +15,7 @@ import type { Stage } from "../stage.ts";
 export const routingStage: Stage = {
   name: "routing",
   async run(ctx, next) {
-    const requested = [ctx.request.model, ...ctx.request.models].filter((m): m is string => typeof m === "string" && m.length > 0);
-    if (requested.length === 0) throw errors.invalid("model is required (or a non-empty models list)");
+    const requested = requestedModels(ctx.request);
     const unknown: string[] = [];
     const models: CatalogModel[] = [];
     for (const id of new Set(requested)) {
@@ -53,6 +53,13 @@ export const routingStage: Stage = {
     return next();
   },
 };
+
+/** The models a request names, primary first; a 400 when it names none (also checked when a batch is submitted). */
+export function requestedModels(request: CanonicalRequest): string[] {
+  const requested = [request.model, ...request.models].filter((m): m is string => typeof m === "string" && m.length > 0);
+  if (requested.length === 0) throw errors.invalid("model is required (or a non-empty models list)");
+  return requested;
+}
 
 /** The session pin of the primary model, looked up only when there is a session and more than one endpoint. */
 async function stickyOf(ctx: RequestContext, model: CatalogModel): Promise<RouteState["sticky"]> {
