@@ -124,10 +124,13 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
     );
 }
 
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
 function parseExpiry(value: string | null | undefined, now: number): number | null {
   if (value === undefined || value === null) return null;
-  const at = Date.parse(value);
-  if (Number.isNaN(at)) throw errors.invalid("expires_at: not an ISO 8601 timestamp");
+  // ISO 8601 only (a date, or a date-time with seconds and a zone): Date.parse would also take "March 7" or "0".
+  const at = ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) throw errors.invalid("expires_at: not an ISO 8601 timestamp", { param: "expires_at" });
   if (at <= now) throw errors.invalid("expires_at: must be in the future");
   return at;
 }

@@ -78,6 +78,16 @@ for (const [backend, enabled] of backends) {
       await expectError(await create({ limit: "5" }), 400, "limit");
     });
 
+    test("expires_at: ISO 8601 dates and date-times accepted; other strings Date.parse would take are 400", async () => {
+      const future = new Date(Date.now() + 86_400_000);
+      for (const ok of [future.toISOString(), future.toISOString().slice(0, 19) + "+02:00", "2999-01-01"]) {
+        expect((await create({ expires_at: ok })).status).toBe(201);
+      }
+      for (const bad of ["March 7 2999", "0", "2999", "2999-01-01 10:00", "2999-01-01T10:00:00"]) {
+        await expectError(await create({ expires_at: bad }), 400, "expires_at");
+      }
+    });
+
     test("ids holding U+0000 are 404s, not database errors", async () => {
       await expectError(await admin("/keys/a%00b"), 404);
       await expectError(await admin("/keys/a%00b", { method: "PATCH", json: { disabled: true } }), 404);
