@@ -5,16 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { BACKENDS, expectError } from "../support/envelope.ts";
 import { createTempSchema, POSTGRES_URL, type TempSchema } from "../support/pg-schema.ts";
-
-type Envelope = { error: { code: number; message: string; metadata: { error_type: string; param?: string; errors?: Array<{ index: number; message: string }> } } };
-
-async function expectError(res: Response, status: number, param?: string): Promise<Envelope> {
-  const body = (await res.json()) as Envelope;
-  expect({ status: res.status, code: body.error?.code }).toEqual({ status, code: status });
-  if (param !== undefined) expect(body.error.metadata.param).toBe(param);
-  return body;
-}
 
 const chat = { model: "simulator/small", messages: [{ role: "user", content: "hi" }] };
 const submission = (requests: Array<{ custom_id: string; body: Record<string, unknown> }>, extra: Record<string, unknown> = {}) => ({
@@ -22,9 +14,7 @@ const submission = (requests: Array<{ custom_id: string; body: Record<string, un
   requests,
   ...extra,
 });
-const backends: Array<[string, boolean]> = [["sqlite", true], ["postgres", POSTGRES_URL !== undefined]];
-
-for (const [backend, enabled] of backends) {
+for (const [backend, enabled] of BACKENDS) {
   describe.skipIf(!enabled)(`batch routes at their limits (${backend})`, () => {
     let gw: TestGateway;
     let schema: TempSchema | undefined;

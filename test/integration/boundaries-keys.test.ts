@@ -6,21 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { BACKENDS, expectError } from "../support/envelope.ts";
 import { createTempSchema, POSTGRES_URL, type TempSchema } from "../support/pg-schema.ts";
 
-type Envelope = { error: { code: number; message: string; metadata: { error_type: string; param?: string } } };
-
-async function expectError(res: Response, status: number, param?: string): Promise<Envelope> {
-  const body = (await res.json()) as Envelope;
-  expect({ status: res.status, code: body.error?.code }).toEqual({ status, code: status });
-  expect(typeof body.error.message).toBe("string");
-  if (param !== undefined) expect(body.error.metadata.param).toBe(param);
-  return body;
-}
-
-const backends: Array<[string, boolean]> = [["sqlite", true], ["postgres", POSTGRES_URL !== undefined]];
-
-for (const [backend, enabled] of backends) {
+for (const [backend, enabled] of BACKENDS) {
   describe.skipIf(!enabled)(`key routes at their limits (${backend})`, () => {
     let gw: TestGateway;
     let schema: TempSchema | undefined;

@@ -5,21 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { BACKENDS, expectError } from "../support/envelope.ts";
 import { createTempSchema, POSTGRES_URL, type TempSchema } from "../support/pg-schema.ts";
 
-type Envelope = { error: { code: number; message: string; metadata: { error_type: string; param?: string } } };
-
-async function expectError(res: Response, status: number, param?: string): Promise<Envelope> {
-  const body = (await res.json()) as Envelope;
-  expect({ status: res.status, code: body.error?.code }).toEqual({ status, code: status });
-  if (param !== undefined) expect(body.error.metadata.param).toBe(param);
-  return body;
-}
-
 const chatBody = { model: "simulator/small", temperature: 0.5, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }] };
-const backends: Array<[string, boolean]> = [["sqlite", true], ["postgres", POSTGRES_URL !== undefined]];
-
-for (const [backend, enabled] of backends) {
+for (const [backend, enabled] of BACKENDS) {
   describe.skipIf(!enabled)(`preset routes at their limits (${backend})`, () => {
     let gw: TestGateway;
     let schema: TempSchema | undefined;
