@@ -1,9 +1,11 @@
 /**
- * `npm run bench`: one run drives the same chat-completions load at three targets and checks issue 2's
+ * `npm run bench`: one run drives the same chat-completions load at four targets and checks issue 2's
  * "Performance from day one" targets as ratios measured in that same run.
  *
  *   direct   the standalone simulator server (bench/sim-server.ts)
  *   proxy    a bare Bun pass-through proxy in front of it (bench/bare-proxy.ts): the floor of any Bun gateway
+ *   relay    a minimal JavaScript relay in front of it (bench/js-relay.ts): the gateway's upstream client and SSE
+ *            sink with nothing between them — the floor of any Bun gateway that reads its streams in JavaScript
  *   gateway  the gateway with its default pipeline in front of it (bench/gateway-server.ts)
  *
  * Every server runs in its own child process (memory is read per process from /proc/<pid>/status; the load
@@ -11,7 +13,7 @@
  * loop a deadline, so a run stops by itself. Results: a table on stdout and bench/results/latest.json.
  *
  * Scenarios (same request bytes at every target; the gateway additionally reads the bearer key):
- *   c1         non-streaming, one client, the three targets interleaved request by request
+ *   c1         non-streaming, one client, the targets interleaved request by request
  *   c64        non-streaming, 64 concurrent clients
  *   stream200  streaming, 200 chunks per reply, 16 concurrent clients (time to first byte and total)
  *   streams1k  1,000 streams opened at once, 50 chunks 40 ms apart (~2 s each): errors, RSS before / peak; then a
@@ -59,7 +61,7 @@ const MODEL = "bench/small";
 const ADMIN_KEY = "bench-admin-key-0123456789abcdef";
 const MB = 1_000_000;
 
-const TARGET_NAMES = ["direct", "proxy", "gateway"] as const;
+const TARGET_NAMES = ["direct", "proxy", "relay", "gateway"] as const;
 type TargetName = (typeof TARGET_NAMES)[number];
 const SCENARIOS = ["c1", "c64", "stream200", "streams1k"] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
@@ -254,7 +256,7 @@ async function measured(target: Target, run: () => Promise<LoadResult>): Promise
 }
 
 /**
- * c=1 runs the three targets interleaved request by request (direct, proxy, gateway, direct, …), so drift on the
+ * c=1 runs the targets interleaved request by request (direct, proxy, relay, gateway, direct, …), so drift on the
  * machine during the run hits all three alike; requests/s is then the closed-loop rate of one client (1 / latency).
  */
 async function runInterleavedC1(targets: Target[], durationMs: number): Promise<Map<TargetName, Row>> {
@@ -367,6 +369,8 @@ try {
   const upstream = String(sim.info.url);
   const proxy = await spawnChild("bare proxy", "bare-proxy.ts", { BENCH_UPSTREAM: upstream });
   children.push(proxy);
+  const relay = await spawnChild("js relay", "js-relay.ts", { BENCH_UPSTREAM: upstream });
+  children.push(relay);
   // The gateway runs as a minified bundle, exactly as `npm start` runs server.ts (see package.json).
   const gatewayBundle = await bundleGateway(dir);
   const gw = await spawnChild("gateway", gatewayBundle, { BENCH_UPSTREAM: upstream, BENCH_DIR: dir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY });
@@ -374,6 +378,7 @@ try {
   const startRss = new Map<TargetName, number>([
     ["direct", rssOf(sim.pid)],
     ["proxy", rssOf(proxy.pid)],
+    ["relay", rssOf(relay.pid)],
     ["gateway", rssOf(gw.pid)],
   ]);
 
@@ -389,6 +394,7 @@ try {
   const targets: Target[] = [
     { name: "direct", child: sim, url: `${upstream}/chat/completions`, headers },
     { name: "proxy", child: proxy, url: `http://127.0.0.1:${proxy.port}/chat/completions`, headers },
+    { name: "relay", child: relay, url: `http://127.0.0.1:${relay.port}/chat/completions`, headers },
     { name: "gateway", child: gw, url: `${gatewayBase}/chat/completions`, headers },
   ];
 
@@ -539,7 +545,7 @@ try {
     "warm = right after warm-up and a full GC; idle = after a further quiet period long enough for the gateway's idle trim " +
       "(anon + file; file is mostly the mapped Bun executable); growth/1000 = (peak − before) " +
       "per 1,000 open streams; live/1000 = RSS with all streams open right after a forced GC, minus the idle RSS after the first burst. " +
-      "direct is the simulator process, which is also the upstream of proxy and gateway.",
+      "direct is the simulator process, which is also the upstream of proxy, relay and gateway.",
   );
   out.push("");
   out.push(`gateway wrote ${int(logLines)} request log lines and ${int(generations)} generation records`);
@@ -577,7 +583,7 @@ try {
         gwMem?.liveBurstErrors === 0 &&
         gwStreams.requests === STREAMS &&
         (gwMem?.growthPer1000Bytes ?? NaN) <= 25 * MB,
-      text: `${STREAMS} concurrent streams: ${gwStreams?.errors ?? "?"} errors of ${gwStreams?.requests ?? "?"} (second burst: ${gwMem?.liveBurstErrors ?? "?"}), peak ${int(gwMem?.peakOpen ?? NaN)} open, RSS growth ${mb(gwMem?.growthPer1000Bytes ?? NaN)} MB per 1,000 open streams (target 0 errors, ≤ 25 MB)`,
+      text: `${STREAMS} concurrent streams: ${gwStreams?.errors ?? "?"} errors of ${gwStreams?.requests ?? "?"} (second burst: ${gwMem?.liveBurstErrors ?? "?"}), peak ${int(gwMem?.peakOpen ?? NaN)} open, RSS growth ${mb(gwMem?.growthPer1000Bytes ?? NaN)} MB per 1,000 open streams (target 0 errors, ≤ 25 MB; floors in this run: bare proxy ${mb(streamsMemory.get("proxy")?.growthPer1000Bytes ?? NaN)}, js relay ${mb(streamsMemory.get("relay")?.growthPer1000Bytes ?? NaN)})`,
       value: gwMem?.growthPer1000Bytes ?? NaN,
     },
     { id: "idle_memory", pass: gwIdle <= 70 * MB, text: `idle memory: gateway RSS ${mb(gwIdle)} MB after warm-up, a quiet period and GC (${mb(idle.get("gateway")?.warmRssBytes ?? NaN)} MB right after warm-up; target ≤ 70 MB)`, value: gwIdle },
