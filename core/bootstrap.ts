@@ -25,6 +25,7 @@ import { buildCatalog } from "./routing/catalog.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
 import { openStore } from "./store/connect.ts";
 import { createUpstreamFetch } from "./upstream-http/fetch.ts";
+import { bunFetchCap, createOneShotFetch } from "./upstream-http/one-shot.ts";
 import { IdleTrimmer } from "./ops/idle-trim.ts";
 import { openStreamCount } from "./http/sse.ts";
 import type { Store } from "./store/types.ts";
@@ -41,6 +42,8 @@ export interface Gateway {
 export interface GatewayOverrides {
   logger?: Logger;
   fetch?: FetchFunction;
+  /** The fetch of streamed provider calls, when a test wants it apart from `fetch` (default: `fetch`). */
+  streamFetch?: FetchFunction;
   clock?: Clock;
   ids?: IdGenerator;
   store?: Store;
@@ -78,9 +81,11 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const kv = overrides.kv ?? (await openKv(config.redisUrl, logger));
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
-  // Provider calls go over our own keep-alive sockets unless a test injects its fetch (see core/upstream-http).
+  // Streamed provider calls go over our own keep-alive sockets; one-shot calls over Bun's fetch while it has room,
+  // then over ours (core/upstream-http/one-shot.ts). Tests inject their own fetch for both.
   const upstreamFetch = overrides.fetch ? undefined : createUpstreamFetch();
-  const fetchImpl = overrides.fetch ?? upstreamFetch!;
+  const streamFetch = overrides.streamFetch ?? overrides.fetch ?? upstreamFetch!;
+  const fetchImpl = overrides.fetch ?? createOneShotFetch({ bunFetch: globalThis.fetch, own: upstreamFetch!, limit: Math.floor(bunFetchCap(process.env) / 2) });
   const ledger = new UsageLedger(store, logger);
   const keyCache = new KeyCache(store.keys, kv, () => clock.now());
   const routing = createRoutingRuntime({ kv, clock, logger, catalog, settings: routingOf(config), ...(overrides.random ? { random: overrides.random } : {}) });
@@ -98,6 +103,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     ledger,
     keyCache,
     helpers: createModuleHelpers({ logger, fetch: fetchImpl, kv, clock, ids }),
+    streamHelpers: createModuleHelpers({ logger, fetch: streamFetch, kv, clock, ids }),
     routing,
     credits,
   };

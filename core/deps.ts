@@ -36,6 +36,8 @@ export interface Deps {
   keyCache: KeyCache;
   /** What plugins, tools and adapters receive instead of importing our runtime values. */
   helpers: ModuleHelpers;
+  /** The same, with the fetch suited to a streamed provider call (ProviderCall.helpers of a stream). */
+  streamHelpers: ModuleHelpers;
   /** Endpoint health (shared circuit breakers), rolling endpoint statistics, load-balancing randomness (issue 5). */
   routing: RoutingRuntime;
   /** Credit windows and reservations of keys with a `limit` (issue 5). */

@@ -47,7 +47,8 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
     request: options.request,
     target: endpoint.target,
     signal: controller.signal,
-    helpers: ctx.deps.helpers,
+    // A stream reads its body for minutes, a one-shot call at once: each gets the fetch suited to it (deps.ts).
+    helpers: options.request.stream ? ctx.deps.streamHelpers : ctx.deps.helpers,
     ...(options.onUpstreamBody ? { onUpstreamBody: options.onUpstreamBody } : {}),
   };
   const startedAt = performance.now();

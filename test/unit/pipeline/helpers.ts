@@ -221,6 +221,7 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     ledger: recordingLedger(),
     keyCache: {} as Deps["keyCache"],
     helpers: fakeHelpers(),
+    streamHelpers: fakeHelpers(),
     ...overrides,
   };
   const kv = overrides.kv ?? createMemoryKv(base.clock);

@@ -290,8 +290,12 @@ describe("breaker and tiers", () => {
 
 describe("streamed", () => {
   test("the stream is handed on with our generation id on the start event", async () => {
-    const ctx = setup([fakeAdapter({ stream: events(textStream) })], true);
+    const adapter = fakeAdapter({ stream: events(textStream) });
+    const ctx = setup([adapter], true);
     await callWithFallbacksStage.run(ctx, stubNext());
+    // A stream gets the helpers whose fetch suits a body read for minutes (the one-shot ones are Bun's fetch).
+    expect(adapter.calls[0]!.helpers).toBe(ctx.deps.streamHelpers);
+    expect(ctx.deps.streamHelpers).not.toBe(ctx.deps.helpers);
     const out = await outcomeEvents(ctx);
     expect(out[0]).toEqual({ type: "start", id: "gen-test", model: "acme/a", provider: "p0", created: 1 });
     expect(out.slice(1)).toEqual(textStream.slice(1));
