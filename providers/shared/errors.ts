@@ -119,6 +119,9 @@ function byStatus(status: number): Mapping {
     default:
       // 500, 502 and any other 5xx: the upstream failed; another attempt may not.
       if (status >= 500) return { type: "provider_unavailable", status: 502, retryable: true };
+      // A redirect (never followed: core/upstream-http) means the provider's base_url is wrong or moved: the
+      // client's request is fine, and another endpoint may serve it.
+      if (status >= 300 && status < 400) return { type: "provider_unavailable", status: 502, retryable: true };
       // Other 4xx (409, 410, 415, …): the request as sent cannot succeed here.
       return { type: "invalid_request", status: 400, retryable: false };
   }

@@ -4,7 +4,7 @@
  * every stream go through ours; one-shot calls with company go through Bun's (its socket work runs on its own
  * thread). Whatever carries them, the answers are the same.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startSimulatorServer } from "../../providers/simulator/server.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -79,4 +79,69 @@ test("streams always go through the gateway's own client, also with company", as
   );
   for (const text of texts) expect(text.length).toBeGreaterThan(0);
   expect(encodingsSince(from)).toEqual(Array.from({ length: 6 }, () => "identity"));
+});
+
+describe("failures on the Bun-fetch path answer as on ours", () => {
+  let failing: TestGateway;
+  let moved: ReturnType<typeof Bun.serve>;
+  let movedHits = 0;
+
+  beforeAll(async () => {
+    // A port nobody listens on: start a server, note its port, stop it.
+    const gone = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const deadUrl = `http://127.0.0.1:${gone.port}/v1`;
+    await gone.stop(true);
+    // An upstream that moved: every call is redirected to the simulator (which must never see it).
+    moved = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => {
+        movedHits++;
+        return new Response(null, { status: 307, headers: { location: `${upstream.url}/chat/completions` } });
+      },
+    });
+    const model = { id: "acme/b", upstream_model: "model-b", pricing: { prompt: 0.000001, completion: 0.000002 }, context_length: 32768 };
+    failing = await startTestGateway({
+      file: {
+        providers: [
+          { id: "dead", adapter: "openai", base_url: deadUrl, api_key: "k", models: [model] },
+          { id: "moved", adapter: "openai", base_url: `http://127.0.0.1:${moved.port}/v1`, api_key: "k", models: [model] },
+          { id: "sim", adapter: "openai", base_url: upstream.url, api_key: "k", models: [model] },
+        ],
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await failing.close();
+    await moved.stop(true);
+  });
+
+  const together = (count: number, provider: Record<string, unknown>) =>
+    Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        failing.request("/chat/completions", { method: "POST", json: { model: "acme/b", provider, messages: [{ role: "user", content: `n${i} [sim tokens=2 latency=30]` }] } }),
+      ),
+    );
+
+  test("a refused connection falls back to the next provider", async () => {
+    const replies = await together(6, { order: ["dead", "sim"] });
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(((await reply.json()) as { provider: string }).provider).toBe("sim");
+    }
+  });
+
+  test("a redirect is not followed: 502 provider_unavailable, and the redirect target never sees the call", async () => {
+    const simBefore = upstream.requests.length;
+    const replies = await together(6, { order: ["moved"], allow_fallbacks: false });
+    for (const reply of replies) {
+      expect(reply.status).toBe(502);
+      const body = (await reply.json()) as { error: { code: number; metadata: { error_type: string } } };
+      expect(body.error.code).toBe(502);
+      expect(body.error.metadata.error_type).toBe("provider_unavailable");
+    }
+    expect(movedHits).toBeGreaterThanOrEqual(6);
+    expect(upstream.requests.length).toBe(simBefore);
+  });
 });

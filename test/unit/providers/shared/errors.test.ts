@@ -5,6 +5,8 @@ const openaiBody = (message: string, type = "invalid_request_error", code: strin
 
 describe("mapUpstreamError: status table", () => {
   const table: Array<[number, string, number, boolean]> = [
+    [301, "provider_unavailable", 502, true],
+    [307, "provider_unavailable", 502, true],
     [400, "invalid_request", 400, false],
     [401, "provider_unavailable", 502, true],
     [402, "payment_required", 402, true],
