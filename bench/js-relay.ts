@@ -13,10 +13,12 @@ const upstreamFetch = createUpstreamFetch();
 
 /** Copies the upstream body to the client chunk by chunk, awaiting the sink when it is behind. */
 function relayed(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
   const source = {
     type: "direct",
+    // The client went away: stop reading the upstream, as the gateway does.
+    cancel: () => reader.cancel().catch(() => undefined),
     async pull(controller: ReadableStreamDirectController) {
-      const reader = body.getReader();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
