@@ -3,7 +3,8 @@
  * transactions, and flushed on shutdown so nothing is lost on a clean stop.
  */
 import type { Logger } from "pino";
-import type { GenerationRecord, Store } from "../store/types.ts";
+import type { Store } from "../store/types.ts";
+import type { GenerationRecord } from "../store/types/generations.ts";
 
 export class UsageLedger {
   private queue: GenerationRecord[] = [];

@@ -3,7 +3,7 @@
  * Changes to a key (disable, delete, limit) invalidate it here and, through kv pub/sub, in every other process.
  */
 import type { Kv } from "../kv/kv.ts";
-import type { ApiKeyRecord, KeyRepo } from "../store/types.ts";
+import type { ApiKeyRecord, KeyRepo } from "../store/types/keys.ts";
 
 const CHANNEL = "gateway:keys:changed";
 

@@ -1,5 +1,5 @@
 /** Who is calling: the authenticated key and its workspace. */
-import type { ApiKeyRecord } from "../store/types.ts";
+import type { ApiKeyRecord } from "../store/types/keys.ts";
 
 export interface Principal {
   keyHash: string;

@@ -4,7 +4,7 @@ import type { Deps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import type { InboundFormat } from "../model/request.ts";
 import { checkStorableText } from "../store/text.ts";
-import type { PresetRecord } from "../store/types.ts";
+import type { PresetRecord } from "../store/types/presets.ts";
 import { isRecord, type Json } from "./json.ts";
 import { applyPresetReference } from "./resolve.ts";
 import { checkSlug } from "./slug.ts";

@@ -1,7 +1,7 @@
 /** Resolves a request's preset reference against the caller's workspace (reference b6; spec "Errors" 404). */
 import { errors } from "../errors.ts";
 import type { InboundFormat } from "../model/request.ts";
-import type { PresetRepo } from "../store/types.ts";
+import type { PresetRepo } from "../store/types/presets.ts";
 import { mergePreset } from "./apply.ts";
 import { isRecord } from "./json.ts";
 import { presetReferenceOf } from "./reference.ts";

@@ -1,5 +1,5 @@
 /** The public shapes of presets and versions (spec "Preset"): UUIDs and ISO 8601 timestamps. */
-import type { PresetRecord, PresetVersionRecord } from "../store/types.ts";
+import type { PresetRecord, PresetVersionRecord } from "../store/types/presets.ts";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

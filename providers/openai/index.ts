@@ -3,11 +3,11 @@
  * Groq, Together, DeepSeek, OpenRouter). Split like Portkey: `request.ts`, `response.ts`, `stream.ts`.
  */
 import type { EventStream } from "../../core/model/events.ts";
+import { eventsFromResponse } from "../../core/model/replay.ts";
 import type { CanonicalResponse } from "../../core/model/response.ts";
 import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { bearerHeaders, postJson, readJsonObject, streamBody } from "../shared/http.ts";
-import { eventsFromResponse } from "../shared/replay.ts";
 import { parseSse } from "../shared/sse.ts";
 import { openAIOptionsSchema } from "./options.ts";
 import { toChatBody } from "./request.ts";

@@ -4,7 +4,7 @@
  */
 import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { BatchItemsTable, BatchesTable, StoreDatabase, StoreDialect } from "../schema.ts";
-import type { BatchError, BatchItemRecord, BatchItemStatus, BatchPatch, BatchRecord, BatchRepo, BatchStatus, FailItems } from "../types.ts";
+import type { BatchError, BatchItemRecord, BatchItemStatus, BatchPatch, BatchRecord, BatchRepo, BatchStatus, FailItems } from "../types/batches.ts";
 import { toNumber, toNumberOrNull } from "./convert.ts";
 import { parseObject } from "./presets.ts";
 

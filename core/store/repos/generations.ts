@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { Insertable, Kysely, Selectable } from "kysely";
 import { toBinding } from "../sqlite-driver.ts";
 import type { GenerationsTable, StoreDatabase } from "../schema.ts";
-import type { GenerationRecord, GenerationRepo } from "../types.ts";
+import type { GenerationRecord, GenerationRepo } from "../types/generations.ts";
 import { fromBool, toBool, toNumber, toNumberOrNull } from "./convert.ts";
 
 /**

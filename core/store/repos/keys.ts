@@ -3,7 +3,7 @@ import type { Kysely, Selectable, Updateable } from "kysely";
 import type { Logger } from "pino";
 import type { StoreClock } from "../clock.ts";
 import type { ApiKeysTable, StoreDatabase } from "../schema.ts";
-import type { ApiKeyRecord, KeyRateLimit, KeyRepo, LimitReset } from "../types.ts";
+import type { ApiKeyRecord, KeyRateLimit, KeyRepo, LimitReset } from "../types/keys.ts";
 import { fromBool, toBool, toNumber, toNumberOrNull } from "./convert.ts";
 
 type KeyPatch = Parameters<KeyRepo["update"]>[1];

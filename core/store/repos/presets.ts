@@ -1,7 +1,7 @@
 /** The presets repository (spec "Preset"; reference b6): presets per workspace and slug, numbered versions. */
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { PresetsTable, PresetVersionsTable, StoreDatabase, StoreDialect } from "../schema.ts";
-import type { NewPresetVersion, PresetRecord, PresetRepo, PresetVersionRecord } from "../types.ts";
+import type { NewPresetVersion, PresetRecord, PresetRepo, PresetVersionRecord } from "../types/presets.ts";
 import { toNumber, toNumberOrNull } from "./convert.ts";
 
 /** Attempts of one version creation before giving up with a conflict (each attempt is a fresh transaction). */

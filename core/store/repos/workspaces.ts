@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from "kysely";
 import type { StoreClock } from "../clock.ts";
 import type { StoreDatabase, WorkspacesTable } from "../schema.ts";
-import type { Workspace, WorkspaceRepo } from "../types.ts";
+import type { Workspace, WorkspaceRepo } from "../types/workspaces.ts";
 import { toNumber } from "./convert.ts";
 
 /**

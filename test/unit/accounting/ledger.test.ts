@@ -1,7 +1,8 @@
 /** core/accounting/ledger.ts: batched, serialised writes off the hot path; nothing lost when the store fails. */
 import { describe, expect, test } from "bun:test";
 import { UsageLedger } from "../../../core/accounting/ledger.ts";
-import type { GenerationRecord, Store } from "../../../core/store/types.ts";
+import type { Store } from "../../../core/store/types.ts";
+import type { GenerationRecord } from "../../../core/store/types/generations.ts";
 import { recordingLogger } from "../pipeline/helpers.ts";
 
 /** A fake store: records each write; `gate` holds writes until released; `failNext` makes writes fail. */

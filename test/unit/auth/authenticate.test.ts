@@ -5,7 +5,7 @@ import { KeyCache } from "../../../core/auth/key-cache.ts";
 import * as keyMaterial from "../../../core/auth/key-material.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { createMemoryKv, type MemoryKv } from "../../../core/kv/memory.ts";
-import type { ApiKeyRecord } from "../../../core/store/types.ts";
+import type { ApiKeyRecord } from "../../../core/store/types/keys.ts";
 import { inferencePrincipal, managementPrincipal, manualClock, testConfig } from "../pipeline/helpers.ts";
 import { fakeKeyRepo, keyRecord, type FakeKeyRepo } from "./fakes.ts";
 

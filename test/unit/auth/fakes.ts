@@ -1,5 +1,5 @@
 /** Fakes for auth tests: an in-memory key repository that counts lookups and can hold them. */
-import type { ApiKeyRecord, KeyRepo } from "../../../core/store/types.ts";
+import type { ApiKeyRecord, KeyRepo } from "../../../core/store/types/keys.ts";
 
 export function keyRecord(hash: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   return {

@@ -1,5 +1,5 @@
 /** Shared fixtures of the batch unit tests. */
-import type { NewBatch } from "../../../core/store/types.ts";
+import type { NewBatch } from "../../../core/store/types/batches.ts";
 
 let seq = 0;
 /** A new batch of `n` items (ids unique across the run, since Postgres cases share one schema per backend). */

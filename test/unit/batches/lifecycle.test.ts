@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KeyCache } from "../../../core/auth/key-cache.ts";
 import { advanceBatches, COMPLETION_WINDOW_MS, RETENTION_MS } from "../../../core/batches/lifecycle.ts";
 import { openStore } from "../../../core/store/connect.ts";
-import type { ApiKeyRecord, Store } from "../../../core/store/types.ts";
+import type { Store } from "../../../core/store/types.ts";
+import type { ApiKeyRecord } from "../../../core/store/types/keys.ts";
 import { newBatch } from "./helpers.ts";
 
 const NOW = 10_000_000;

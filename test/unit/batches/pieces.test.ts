@@ -4,7 +4,7 @@ import { discounted, discountedCost, discountedDeps } from "../../../core/batche
 import { errorCategory, ITEM_ERRORS, resultEntry } from "../../../core/batches/results.ts";
 import { aggregateUsage, countEnded } from "../../../core/batches/usage.ts";
 import type { CreditLedger } from "../../../core/limits/credits.ts";
-import type { BatchItemRecord } from "../../../core/store/types.ts";
+import type { BatchItemRecord } from "../../../core/store/types/batches.ts";
 import { inferencePrincipal, testDeps } from "../pipeline/helpers.ts";
 
 const generation = { id: "gen-1", workspaceId: "ws", keyHash: "k", format: "chat", model: "m", providerId: "p", upstreamModel: "u", streamed: false, status: 200, finishReason: "stop", errorType: null, inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost: 0.000008, latencyMs: 1, firstTokenMs: null, createdAt: 1 };

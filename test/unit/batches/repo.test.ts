@@ -3,7 +3,8 @@
  * retention purge — on SQLite and (when configured) on Postgres with two handles claiming at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BatchItemRecord, Store } from "../../../core/store/types.ts";
+import type { Store } from "../../../core/store/types.ts";
+import type { BatchItemRecord } from "../../../core/store/types/batches.ts";
 import { backends } from "../presets/backends.ts";
 import { newBatch } from "./helpers.ts";
 

@@ -5,7 +5,8 @@ import { isGatewayError } from "../../../core/errors.ts";
 import { chatFormat } from "../../../core/formats/chat/index.ts";
 import { messagesFormat } from "../../../core/formats/messages/index.ts";
 import { responsesFormat } from "../../../core/formats/responses/index.ts";
-import type { PresetRecord, Store } from "../../../core/store/types.ts";
+import type { Store } from "../../../core/store/types.ts";
+import type { PresetRecord } from "../../../core/store/types/presets.ts";
 import { inferencePrincipal } from "../pipeline/helpers.ts";
 
 const preset = { designatedVersion: { config: { temperature: 0.2, max_tokens: 7 }, systemPrompt: "Preset." } } as unknown as PresetRecord;

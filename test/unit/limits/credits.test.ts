@@ -4,7 +4,8 @@ import { DEFAULT_LIMITS } from "../../../core/config/routing-limits.ts";
 import { createMemoryKv } from "../../../core/kv/memory.ts";
 import { CreditLedger } from "../../../core/limits/credits.ts";
 import { checkRateLimits } from "../../../core/limits/rate-limit.ts";
-import type { ApiKeyRecord, Store } from "../../../core/store/types.ts";
+import type { Store } from "../../../core/store/types.ts";
+import type { ApiKeyRecord } from "../../../core/store/types/keys.ts";
 import { inferencePrincipal, manualClock, recordingLogger } from "../pipeline/helpers.ts";
 
 const DAY = 86_400_000;

@@ -1,6 +1,7 @@
 /** core/store/repos/presets.ts: numbered versions under concurrency, reads, workspace isolation, delete. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { NewPresetVersion, PresetRecord, Store } from "../../../core/store/types.ts";
+import type { Store } from "../../../core/store/types.ts";
+import type { NewPresetVersion, PresetRecord } from "../../../core/store/types/presets.ts";
 import { backends } from "./backends.ts";
 
 const input = (slug: string, patch: Partial<NewPresetVersion> = {}): NewPresetVersion => ({

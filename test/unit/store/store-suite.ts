@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { OpenStoreOptions } from "../../../core/store/connect.ts";
 import { DEFAULT_WORKSPACE_ID } from "../../../core/store/repos/workspaces.ts";
-import type { ApiKeyRecord, GenerationRecord, NewApiKey, Store } from "../../../core/store/types.ts";
+import type { Store } from "../../../core/store/types.ts";
+import type { GenerationRecord } from "../../../core/store/types/generations.ts";
+import type { ApiKeyRecord, NewApiKey } from "../../../core/store/types/keys.ts";
 
 /** A settable clock, so timestamps are asserted exactly. */
 export class FakeClock {

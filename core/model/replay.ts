@@ -1,10 +1,10 @@
 /**
  * A complete canonical response replayed as canonical events, for upstreams that answer a streaming request with
  * one JSON body (some OpenAI-compatible servers ignore `stream: true`). `collect(eventsFromResponse(r))` gives back
- * `r`'s parts, usage and finish.
+ * `r`'s parts, usage and finish: the inverse of `collect` (./collect.ts).
  */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
+import type { StreamEvent } from "./events.ts";
+import type { CanonicalResponse } from "./response.ts";
 
 /** Yields start, one start/delta/end group per output part, usage and finish. */
 export async function* eventsFromResponse(response: CanonicalResponse): AsyncGenerator<StreamEvent, void, undefined> {

@@ -1,0 +1,63 @@
+/** API key records and the key repository contract (implemented in ../repos/keys.ts). */
+
+/** How often a key's credit limit starts over (a new credit window; see core/limits/windows.ts). */
+export type LimitReset = "daily" | "weekly" | "monthly";
+
+/** An API key row. The secret itself is never stored: `hash` is its SHA-256 (hex). */
+export interface ApiKeyRecord {
+  hash: string;
+  workspaceId: string;
+  name: string;
+  /** A non-secret hint shown in listings, e.g. `sk-gw-v1-abc...xyz`. */
+  label: string;
+  isManagement: boolean;
+  disabled: boolean;
+  /** USD, null = unlimited. */
+  limit: number | null;
+  limitReset: LimitReset | null;
+  /** Lifetime USD spent. */
+  usage: number;
+  /** Unix ms. */
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+  /** The key's own rate limit; null or absent = the config default applies (issue 5). */
+  rateLimit?: KeyRateLimit | null;
+}
+
+/** A per-key rate limit: requests and/or tokens per interval (null = not limited). */
+export interface KeyRateLimit {
+  requests: number | null;
+  tokens: number | null;
+  intervalSeconds: number;
+}
+
+/** What creating an API key needs: its hash and settings (usage and timestamps are the repository's). */
+export interface NewApiKey {
+  hash: string;
+  workspaceId: string;
+  name: string;
+  label: string;
+  isManagement: boolean;
+  limit: number | null;
+  limitReset: LimitReset | null;
+  expiresAt: number | null;
+  rateLimit?: KeyRateLimit | null;
+}
+
+/** API keys, looked up by the hash of their secret. */
+export interface KeyRepo {
+  create(key: NewApiKey): Promise<ApiKeyRecord>;
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** Keys of one workspace, oldest first; `offset`/`limit` paginate; deleted keys never appear. */
+  list(workspaceId: string, opts: { offset: number; limit: number; includeDisabled: boolean }): Promise<ApiKeyRecord[]>;
+  update(
+    hash: string,
+    patch: Partial<Pick<ApiKeyRecord, "name" | "disabled" | "limit" | "limitReset" | "expiresAt" | "rateLimit">>,
+  ): Promise<ApiKeyRecord | undefined>;
+  /** Removes the key; true when it existed. */
+  delete(hash: string): Promise<boolean>;
+  count(): Promise<number>;
+  /** Adds spent USD to several keys in one transaction (the usage ledger flushes through this). */
+  addUsage(entries: ReadonlyArray<{ hash: string; amount: number }>): Promise<void>;
+}
