@@ -8,12 +8,12 @@ import { formatRoutes } from "./formats/index.ts";
 import { envelopeOf, errorResponse } from "./http/envelope.ts";
 import { payloadTooLarge, readUndeclaredJson } from "./http/body-limit.ts";
 import { edgeError, type RouteTable } from "./http/edge-errors.ts";
-import { accountRoutes } from "./routes/account.ts";
-import { catalogRoutes } from "./routes/catalog.ts";
-import { inferenceRoute } from "./routes/inference.ts";
-import { batchRoutes } from "./routes/batches.ts";
-import { keyRoutes } from "./routes/keys.ts";
-import { presetRoutes } from "./routes/presets.ts";
+import { accountRoutes } from "./api/account.ts";
+import { catalogRoutes } from "./api/catalog.ts";
+import { inferenceRoute } from "./api/inference.ts";
+import { batchRoutes } from "./api/batches.ts";
+import { keyRoutes } from "./api/keys.ts";
+import { presetRoutes } from "./api/presets.ts";
 
 export const API_PREFIX = "/api/v1";
 

@@ -1,6 +1,7 @@
 /** Prices usage with an endpoint's pricing (USD per token; `request` per call). */
 import type { Pricing } from "../config/types.ts";
 import type { Cost, Usage } from "../model/usage.ts";
+import { roundUsd } from "./money.ts";
 
 /**
  * Cached reads and writes are priced separately when the endpoint publishes those prices, otherwise at the prompt
@@ -16,11 +17,7 @@ export function costOf(usage: Usage, pricing: Pricing, failedWithoutOutput = fal
     plain * pricing.prompt + read * (pricing.cacheRead ?? pricing.prompt) + write * (pricing.cacheWrite ?? pricing.prompt);
   const reasoning = pricing.reasoning === undefined ? 0 : usage.output.reasoning;
   const output = (usage.output.total - reasoning) * pricing.completion + reasoning * (pricing.reasoning ?? 0);
-  const total = round(input + output + (pricing.request ?? 0));
-  return { total, input: round(input), output: round(output), upstream: null };
+  const total = roundUsd(input + output + (pricing.request ?? 0));
+  return { total, input: roundUsd(input), output: roundUsd(output), upstream: null };
 }
 
-/** Rounds to 1e-12 USD so float noise never shows in results. */
-function round(value: number): number {
-  return Math.round(value * 1e12) / 1e12;
-}

@@ -11,16 +11,13 @@
 import type { Deps } from "../deps.ts";
 import type { CreditHold, CreditLedger, ReserveResult } from "../limits/credits.ts";
 import type { Cost } from "../model/usage.ts";
-import type { GenerationRecord } from "../store/types.ts";
+import type { GenerationRecord } from "../store/types/generations.ts";
+import { roundUsd } from "../accounting/money.ts";
 
-/** Rounds to 1e-12 USD, like the pricing module, so float noise never shows. */
-function round(value: number): number {
-  return Math.round(value * 1e12) / 1e12;
-}
 
 /** A USD amount after the discount. */
 export function discounted(amount: number, discount: number): number {
-  return round(amount * (1 - discount));
+  return roundUsd(amount * (1 - discount));
 }
 
 /** A response cost after the discount; `upstream` is what the provider itself charged, so it is left as is. */
@@ -44,7 +41,15 @@ function overriding<T extends object>(target: T, name: keyof T & string, replace
 
 /** A credit hold that commits the discounted cost. */
 function discountedHold(hold: CreditHold, discount: number): CreditHold {
-  return { amount: hold.amount, commit: (cost) => hold.commit(discounted(cost, discount)), release: () => hold.release() };
+  return {
+    get amount() {
+      return hold.amount;
+    },
+    // Held at the full price: the worst case of another turn is not discounted until it is settled.
+    extend: (extra) => hold.extend(extra),
+    commit: (cost) => hold.commit(discounted(cost, discount)),
+    release: () => hold.release(),
+  };
 }
 
 /** `deps` whose ledger records, and whose credit holds commit, the discounted cost; everything else is real. */

@@ -1,18 +1,18 @@
 /**
- * Runs one batch request through THE pipeline (ARCHITECTURE §1.2: the batch worker runs the same pipeline as live
- * traffic, without HTTP) and turns the outcome into the item's ending (spec "Batch" result entry).
+ * Runs one batch request through THE pipeline (ARCHITECTURE §1.2: the batch worker runs the same pipeline and the
+ * same model turn as live traffic, without HTTP) and encodes the item's ending from the outcome or the thrown
+ * error (spec "Batch" result entry); nothing rendered is parsed back.
  */
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
-import { isErrorType, toGatewayError } from "../errors.ts";
+import { toGatewayError } from "../errors.ts";
 import { chatFormat } from "../formats/chat/index.ts";
+import { envelopeOf } from "../http/envelope.ts";
 import { collect } from "../model/collect.ts";
-import type { CanonicalResponse } from "../model/response.ts";
 import type { RequestContext } from "../pipeline/context.ts";
-import { runPipeline } from "../pipeline/order.ts";
-import { isRecord } from "../presets/json.ts";
-import { newContext } from "../routes/inference.ts";
-import type { BatchItemRecord, BatchRecord, ItemEnding } from "../store/types.ts";
+import { newContext } from "../pipeline/new-context.ts";
+import { runPipeline } from "../pipeline/pipeline.ts";
+import type { BatchItemRecord, BatchRecord, ItemEnding } from "../store/types/batches.ts";
 import { discountedCost } from "./discount.ts";
 import { formatOfEndpoint } from "./endpoints.ts";
 import { ITEM_ERRORS, resultError } from "./results.ts";
@@ -49,46 +49,27 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
   }
   ctx.principal = principal;
   try {
-    await runPipeline(ctx);
+    const outcome = await runPipeline(ctx);
+    // Batch bodies are non-streaming, so a stream outcome is only ever collected here.
+    const response = outcome.kind === "response" ? outcome.response : await collect(outcome.events);
     if (signal.aborted) return { status: "aborted" };
-    const response = await responseOf(ctx);
-    if (response && !response.error) {
-      if (response.cost) response.cost = discountedCost(response.cost, discount);
-      // Spec: a result's `response.body` is a chat-completions result body, whatever the batch endpoint.
-      const body = chatFormat.encode(response, { request: ctx.request, generationId: ctx.generationId });
-      return { status: "completed", result: { body, request_id: ctx.generationId, status_code: 200 } };
-    }
-    if (response?.error) return failed(resultError(response.error.status, response.error.type, response.error.message, paramOf(response.error.metadata)));
-    return failed(await errorFromHttp(ctx));
+    if (response.error) return failed(resultError(response.error.status, response.error.type, response.error.message, paramOf(response.error.metadata)));
+    if (response.cost) response.cost = discountedCost(response.cost, discount);
+    // Spec: a result's `response.body` is a chat-completions result body, whatever the batch endpoint.
+    const body = chatFormat.encode(response, { request: ctx.request, generationId: ctx.generationId });
+    return { status: "completed", result: { body, request_id: ctx.generationId, status_code: 200 } };
   } catch (thrown) {
     if (signal.aborted) return { status: "aborted" };
     const error = toGatewayError(thrown);
-    runDeps.logger.error({ err: error.cause ?? error, batch: batch.id, item: item.id }, "batch item failed unexpectedly");
-    return failed(resultError(error.status, error.type, error.status === 500 ? "Internal server error" : error.message));
+    if (error.status >= 500 && error.type === "server") runDeps.logger.error({ err: error.cause ?? error, batch: batch.id, item: item.id }, "batch item failed");
+    // The same envelope the HTTP edge would send (a 500 hides its internals), as a result entry.
+    const { code, message, metadata } = envelopeOf(error).error;
+    return failed(resultError(code, error.type, message, paramOf(metadata)));
   }
 }
 
 function failed(error: ReturnType<typeof resultError>): ItemEnding {
   return { status: "failed", error: { ...error } };
-}
-
-/** The whole response; a stream outcome (never asked for: batch bodies are non-streaming) is collected. */
-async function responseOf(ctx: RequestContext): Promise<CanonicalResponse | undefined> {
-  const outcome = ctx.outcome;
-  if (!outcome) return undefined;
-  return outcome.kind === "response" ? outcome.response : collect(outcome.events);
-}
-
-/** A failed pipeline run leaves the error envelope in `ctx.http` (format-out stage): read it back. */
-async function errorFromHttp(ctx: RequestContext): Promise<ReturnType<typeof resultError>> {
-  const http = ctx.http;
-  const envelope: unknown = http ? await http.json().catch(() => undefined) : undefined;
-  const error = isRecord(envelope) && isRecord(envelope.error) ? envelope.error : {};
-  const metadata = isRecord(error.metadata) ? error.metadata : {};
-  const status = typeof error.code === "number" ? error.code : (http?.status ?? 500);
-  const type = isErrorType(metadata.error_type) ? metadata.error_type : "server";
-  const message = typeof error.message === "string" ? error.message : "Internal server error";
-  return resultError(status, type, message, paramOf(metadata));
 }
 
 function paramOf(metadata: Record<string, unknown> | undefined): string | null {

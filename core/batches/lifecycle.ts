@@ -13,7 +13,7 @@
  * several workers race, exactly one makes each move.
  */
 import type { Deps } from "../deps.ts";
-import type { BatchRecord, BatchStatus } from "../store/types.ts";
+import type { BatchRecord, BatchStatus } from "../store/types/batches.ts";
 import { batchPrincipal } from "./execute.ts";
 import { ITEM_ERRORS } from "./results.ts";
 import { aggregateUsage, countEnded } from "./usage.ts";

@@ -3,7 +3,7 @@
  * `{…, error {message, param, type, error_type}}`; reference b7: exactly one of the two).
  */
 import type { ErrorType } from "../errors.ts";
-import type { BatchItemRecord } from "../store/types.ts";
+import type { BatchItemRecord } from "../store/types/batches.ts";
 
 /** The `error` of a failed request. */
 export interface ResultError {

@@ -3,7 +3,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { checkStorableText } from "../store/text.ts";
-import type { BatchRecord } from "../store/types.ts";
+import type { BatchRecord } from "../store/types/batches.ts";
 import { BATCH_ENDPOINTS, formatOfEndpoint } from "./endpoints.ts";
 import { COMPLETION_WINDOW_MS } from "./lifecycle.ts";
 import { validateRequests, type SubmittedRequest } from "./validate.ts";

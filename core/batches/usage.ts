@@ -3,10 +3,10 @@
  * whose `cost` is already the discounted price the key was charged.
  */
 import { isRecord, type Json } from "../presets/json.ts";
-import type { BatchItemRecord } from "../store/types.ts";
+import type { BatchItemRecord } from "../store/types/batches.ts";
+import { roundUsd } from "../accounting/money.ts";
 
 const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
-const round = (value: number): number => Math.round(value * 1e12) / 1e12;
 
 /** Sums the usage of the completed items into the spec's batch usage object. */
 export function aggregateUsage(items: readonly BatchItemRecord[]): Json {
@@ -45,11 +45,11 @@ export function aggregateUsage(items: readonly BatchItemRecord[]): Json {
     cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: cacheWrite },
     completion_tokens_details: { reasoning_tokens: reasoning },
     prompt_tokens_details: { cached_tokens: cached, cache_write_tokens: cacheWrite },
-    cost: round(cost),
+    cost: roundUsd(cost),
     cost_details: {
-      upstream_inference_completions_cost: round(completionCost),
-      upstream_inference_cost: upstream === null ? null : round(upstream),
-      upstream_inference_prompt_cost: round(promptCost),
+      upstream_inference_completions_cost: roundUsd(completionCost),
+      upstream_inference_cost: upstream === null ? null : roundUsd(upstream),
+      upstream_inference_prompt_cost: roundUsd(promptCost),
     },
     is_byok: false,
     iterations: [],

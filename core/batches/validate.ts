@@ -6,7 +6,7 @@
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../auth/principal.ts";
-import { requestedModels } from "../pipeline/stages/routing.ts";
+import { requestedModels } from "../pipeline/turn/route.ts";
 import { checkStorableText, isStorableText } from "../store/text.ts";
 import type { Deps } from "../deps.ts";
 import { errors, isGatewayError } from "../errors.ts";

@@ -1,5 +1,5 @@
 /** The Batch object (spec "Batch"): exactly its fields; timestamps in Unix seconds. */
-import type { BatchItemRecord, BatchRecord } from "../store/types.ts";
+import type { BatchItemRecord, BatchRecord } from "../store/types/batches.ts";
 import { isTerminal } from "./lifecycle.ts";
 import { resultEntry } from "./results.ts";
 import { aggregateUsage, countEnded } from "./usage.ts";

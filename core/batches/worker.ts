@@ -9,7 +9,7 @@
  */
 import type { BatchesConfig } from "../config/types.ts";
 import type { Deps } from "../deps.ts";
-import type { BatchItemRecord, BatchRecord } from "../store/types.ts";
+import type { BatchItemRecord, BatchRecord } from "../store/types/batches.ts";
 import { discountedDeps } from "./discount.ts";
 import { runItem } from "./execute.ts";
 import { advanceBatches } from "./lifecycle.ts";

@@ -46,7 +46,7 @@ export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> 
     })),
   };
   if (ctx.request.warnings.length > 0) metadata.warnings = ctx.request.warnings;
-  if (Array.isArray(ctx.log.pipeline)) metadata.pipeline = ctx.log.pipeline;
+  if (ctx.pipeline.length > 0) metadata.pipeline = ctx.pipeline;
   return metadata;
 }
 

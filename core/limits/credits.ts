@@ -19,12 +19,19 @@ import type { UsageLedger } from "../accounting/ledger.ts";
 import type { LimitsConfig } from "../config/routing-limits.ts";
 import type { Clock } from "../deps.ts";
 import type { Kv } from "../kv/kv.ts";
-import type { ApiKeyRecord, Store } from "../store/types.ts";
+import type { Store } from "../store/types.ts";
+import type { ApiKeyRecord } from "../store/types/keys.ts";
 import { windowOf, type CreditWindow } from "./windows.ts";
 
 /** A granted reservation; accounting settles it exactly once. */
 export interface CreditHold {
+  /** USD held now (grows with each `extend`). */
   readonly amount: number;
+  /**
+   * Holds `extra` USD more for the same request (another model turn, a plugin's priced work), atomically against
+   * the limit like the first reservation; false when it does not fit (the hold is then unchanged).
+   */
+  extend(extra: number): Promise<boolean>;
   /** Adds the actual cost to the window, then releases the reservation. */
   commit(cost: number): Promise<void>;
   /** Releases without spending; a no-op once committed. */
@@ -66,7 +73,7 @@ export class CreditLedger {
       [spent, granted] = await Promise.all([this.kv.get(keys.spent), this.kv.reserve(keys.held, keys.spent, id, amount, record.limit, ttl)]);
     }
     if (!granted) return { granted: false, remaining: Math.max(0, record.limit - Number(spent ?? 0)) };
-    return { granted: true, hold: this.hold(keys, window, id, amount) };
+    return { granted: true, hold: this.hold(keys, window, id, amount, record.limit) };
   }
 
   /** USD spent by the key in its current window: the kv counter when there is one, else the store. */
@@ -81,11 +88,21 @@ export class CreditLedger {
     return this.storeSpent(record, window);
   }
 
-  private hold(keys: { spent: string; held: string }, window: CreditWindow, id: string, amount: number): CreditHold {
+  private hold(keys: { spent: string; held: string }, window: CreditWindow, id: string, amount: number, limit: number): CreditHold {
     let settled = false;
+    let held = amount;
     const ttl = () => ttlOf(window, this.clock.now());
     return {
-      amount,
+      get amount() {
+        return held;
+      },
+      extend: async (extra) => {
+        if (settled) return false;
+        // A grant under the same id replaces the reservation: the new total is checked against the limit.
+        if (!(await this.kv.reserve(keys.held, keys.spent, id, held + extra, limit, this.settings.reservationTtlMs))) return false;
+        held += extra;
+        return true;
+      },
       commit: async (cost) => {
         if (settled) return;
         settled = true;

@@ -4,7 +4,8 @@
  * key's own `rate_limit` (null when the config default applies).
  */
 import type { CreditLedger } from "./credits.ts";
-import type { ApiKeyRecord } from "../store/types.ts";
+import type { ApiKeyRecord } from "../store/types/keys.ts";
+import { roundUsd } from "../accounting/money.ts";
 
 /** `limit_remaining`, `usage_window` and `rate_limit` for one key. */
 export async function limitFields(credits: CreditLedger, record: ApiKeyRecord): Promise<Record<string, unknown>> {
@@ -12,9 +13,6 @@ export async function limitFields(credits: CreditLedger, record: ApiKeyRecord): 
   const rateLimit = rate && { requests: rate.requests, tokens: rate.tokens, interval_seconds: rate.intervalSeconds };
   if (record.limit === null) return { rate_limit: rateLimit };
   const spent = await credits.spentInWindow(record);
-  return { limit_remaining: round(Math.max(0, record.limit - spent)), usage_window: round(spent), rate_limit: rateLimit };
+  return { limit_remaining: roundUsd(Math.max(0, record.limit - spent)), usage_window: roundUsd(spent), rate_limit: rateLimit };
 }
 
-function round(value: number): number {
-  return Math.round(value * 1e12) / 1e12;
-}

@@ -2,7 +2,7 @@
  * Credit windows (reference b9 `limit_reset`): daily, weekly and monthly windows start at midnight UTC, weeks on
  * Monday; a key without `limit_reset` has one lifetime window.
  */
-import type { LimitReset } from "../store/types.ts";
+import type { LimitReset } from "../store/types/keys.ts";
 
 /** One credit window: `[start, end)` in Unix ms (`end` null for the lifetime window), and an id for kv keys. */
 export interface CreditWindow {

@@ -2,10 +2,10 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import type { WireFormat } from "../formats/format.ts";
-import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
-import type { CanonicalResponse } from "../model/response.ts";
 import type { CreditHold } from "../limits/credits.ts";
+import type { ActivePlugin } from "./plugins/active.ts";
+import type { Spend } from "./turn/spend.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { RoutePlan } from "../routing/plan.ts";
 
@@ -27,8 +27,8 @@ export interface RouteState extends RoutePlan {
   sticky: { key: string; model: string; pinned: string | undefined } | undefined;
 }
 
-/** What the pipeline produced: a whole response, or a live event stream (relayed, never buffered). */
-export type Outcome = { kind: "response"; response: CanonicalResponse } | { kind: "stream"; events: EventStream };
+/** A `service_metadata.pipeline` entry: data about what a stage or plugin did (not the log line). */
+export type PipelineEntry = Record<string, unknown> & { type: string; name: string };
 
 export interface RequestContext {
   readonly deps: Deps;
@@ -44,20 +44,24 @@ export interface RequestContext {
   request: CanonicalRequest;
   /** `X-Service-Metadata: enabled` (or the legacy header). */
   readonly metadataOptIn: boolean;
-  /** Ordered endpoints to try, built by routing. */
+  /** The latest turn's ordered endpoints to try, built by routing (for `service_metadata`). */
   candidates: Endpoint[];
-  /** How routing chose the candidates (tiers, exclusions, sticky pin); absent before routing ran. */
+  /** How routing chose the latest turn's candidates (tiers, exclusions, sticky pin); absent before routing ran. */
   route?: RouteState;
   /** The credit reservation the limits stage holds; accounting settles it with the actual cost. */
   credit?: CreditHold;
   /** Extra reply headers (the X-RateLimit-* of a gateway-issued 429). */
   replyHeaders?: Record<string, string>;
+  /** Every upstream attempt of every turn, in order. */
   attempts: Attempt[];
-  /** The endpoint that produced the outcome. */
+  /** The endpoint that served the latest turn. */
   served: Endpoint | undefined;
-  outcome: Outcome | undefined;
-  /** The rendered HTTP reply (format-out stage). */
-  http: Response | undefined;
+  /** What the request's turns and plugins spent so far (usage, cost, charges); accounting settles it. */
+  readonly spend: Spend;
+  /** Plugins active for this request (resolved once by the plugins stage). */
+  plugins: readonly ActivePlugin[];
+  /** Entries of `service_metadata.pipeline`, in the order they were added. */
+  readonly pipeline: PipelineEntry[];
   /** Time to first token for streams (ms since start), for the generation record. */
   firstTokenMs: number | undefined;
   /** Fields for the one request log line. */

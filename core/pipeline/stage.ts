@@ -1,20 +1,25 @@
 /**
- * A pipeline stage (ARCHITECTURE §4): an onion layer; code before `await next()` runs inward, after it outward.
- * A stage with nothing to do on the way out ends with `return next()` instead: its frame is then released while
- * the request waits on the upstream, instead of staying suspended for the whole call (memory per open request).
+ * A request pipeline stage (ARCHITECTURE §4): an onion layer that resolves with the request's outcome or throws.
+ * Code before `await next()` runs inward, after it outward. A stage with nothing to do on the way out ends with
+ * `return next()`: its frame is then released while the request waits on the upstream, instead of staying
+ * suspended for the whole call (memory per open request).
  */
 import type { RequestContext } from "./context.ts";
+import type { Outcome } from "./outcome.ts";
 
 export interface Stage {
   readonly name: string;
-  run(ctx: RequestContext, next: () => Promise<void>): Promise<void>;
+  run(ctx: RequestContext, next: () => Promise<Outcome>): Promise<Outcome>;
 }
 
-/** Composes stages into one function, outermost first. Built once at start-up, not per request. */
-export function compose(stages: readonly Stage[]): (ctx: RequestContext) => Promise<void> {
-  const dispatch = (index: number, ctx: RequestContext): Promise<void> => {
+/**
+ * Composes stages into one function, outermost first. Built once at start-up, not per request. Each request stage
+ * runs once (auth twice would be a bug); what repeats is the model turn, which the innermost stage calls.
+ */
+export function compose(stages: readonly Stage[]): (ctx: RequestContext) => Promise<Outcome> {
+  const dispatch = (index: number, ctx: RequestContext): Promise<Outcome> => {
     const stage = stages[index];
-    if (stage === undefined) return Promise.resolve();
+    if (stage === undefined) return Promise.reject(new Error("the pipeline ended without an outcome"));
     let called = false;
     return stage.run(ctx, () => {
       if (called) return Promise.reject(new Error(`stage ${stage.name} called next() twice`));

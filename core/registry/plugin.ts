@@ -1,38 +1,85 @@
-/** Plugin contract (ARCHITECTURE §4): hooks run at fixed phases of the one pipeline. */
+/**
+ * Plugin contract (ARCHITECTURE §4). The general hook is `around(ctx, turn)`: it wraps ONE model turn and may call
+ * `turn` zero, one or several times, each time with a request of its choice, and return any outcome. `route` narrows
+ * or orders a turn's candidates. `pre`, `post` and `stream` are the request-level convenience forms: they run once
+ * per request, around everything the request does (pre: rewrite the request; post: rewrite the final response;
+ * stream: transform the final event stream).
+ *
+ * Plugins are composed by priority, then id: the first is the outermost layer (its `pre` runs first, and its
+ * `around` sees the turn as every later plugin's `around` shaped it).
+ */
 import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
+import type { Outcome } from "../pipeline/outcome.ts";
+import type { CatalogView, EndpointView } from "../routing/catalog-view.ts";
 import type { ModuleBase } from "./define.ts";
 import type { ModuleHelpers } from "./helpers.ts";
 
-/** What a plugin hook sees: the request being served and the helpers; never the whole internal context. */
+/** What a plugin hook sees: the request it is serving and what it may use; never the internal context. */
 export interface PluginContext {
   request: CanonicalRequest;
   /** Options for this request: config defaults shallow-merged with the request's plugin entry. */
-  options: Record<string, unknown>;
-  helpers: ModuleHelpers;
-  /** Adds a pipeline stage entry to `service_metadata.pipeline` (shown only when the plugin did something). */
+  readonly options: Record<string, unknown>;
+  readonly helpers: ModuleHelpers;
+  /** Aborted when the client goes away (or the batch worker stops): stop any work of your own then. */
+  readonly signal: AbortSignal;
+  /** Models, endpoints, prices, context lengths and measured latency and throughput; read-only. */
+  readonly catalog: CatalogView;
+  /** Adds an entry to `service_metadata.pipeline` (data about what the plugin did; add one only when it acted). */
   report(entry: Record<string, unknown>): void;
+  /**
+   * Bills priced work the plugin did for this request (USD), with the request's cost. On a key with a credit limit
+   * the amount is held first, like a model turn: rejects with a 402 GatewayError when it does not fit.
+   */
+  charge(amount: number, description: string): Promise<void>;
+  /** Routes `request` as the next turn would (the candidates, first choice first), without calling anything. */
+  route(request: CanonicalRequest): Promise<RouteDecision>;
 }
+
+/** A turn's routing decision; pass it back to `turn` to call exactly these endpoints. */
+export interface RouteDecision {
+  /** The endpoints in the order they will be tried. */
+  readonly endpoints: readonly EndpointView[];
+}
+
+export interface TurnOptions {
+  /** Reuse this decision instead of routing again (e.g. after rewriting the request for the chosen endpoint). */
+  route?: RouteDecision;
+}
+
+/**
+ * One model turn: routes (or reuses `options.route`), calls with fallbacks, translates and meters; resolves with a
+ * response or a live stream (per `request.stream`), or rejects with a GatewayError. Re-entrant: call it as often as
+ * needed, concurrently too; each call is billed.
+ */
+export type Turn = (request: CanonicalRequest, options?: TurnOptions) => Promise<Outcome>;
 
 export interface RouteCandidate {
   model: string;
   providerId: string;
 }
 
+export interface PluginHooks {
+  /** Wraps each model turn. */
+  around?(ctx: PluginContext, turn: Turn): Promise<Outcome>;
+  /** Rewrite the request once, before anything else runs for it. */
+  pre?(ctx: PluginContext): void | Promise<void>;
+  /** Narrow or order the routing candidates of each turn. */
+  route?(ctx: PluginContext, candidates: RouteCandidate[]): RouteCandidate[] | Promise<RouteCandidate[]>;
+  /** Rewrite the final (non-streamed) response. */
+  post?(ctx: PluginContext, response: CanonicalResponse): CanonicalResponse | Promise<CanonicalResponse>;
+  /** Transform the final event stream. */
+  stream?(ctx: PluginContext, events: EventStream): EventStream;
+}
+
+/** The hook names the loader accepts. */
+export const PLUGIN_HOOKS: readonly (keyof PluginHooks)[] = ["around", "pre", "route", "post", "stream"];
+
 export interface PluginModule extends ModuleBase {
-  /** Lower runs first; ties broken by id. */
+  /** Lower runs first (outermost); ties broken by id. */
   readonly priority?: number;
   /** Whether the plugin runs on every request (true) or only when the request names it (false, default). */
   readonly enabledByDefault?: boolean;
-  readonly hooks: {
-    /** Rewrite the request before routing. */
-    pre?(ctx: PluginContext): void | Promise<void>;
-    /** Narrow or order the routing candidates. */
-    route?(ctx: PluginContext, candidates: RouteCandidate[]): RouteCandidate[] | Promise<RouteCandidate[]>;
-    /** Rewrite the final (non-streamed) response. */
-    post?(ctx: PluginContext, response: CanonicalResponse): CanonicalResponse | Promise<CanonicalResponse>;
-    /** Transform the event stream. */
-    stream?(ctx: PluginContext, events: EventStream): EventStream;
-  };
+  readonly hooks: PluginHooks;
 }

@@ -7,6 +7,7 @@ import {
   type RegisteredProvider,
   type RegisteredTool,
 } from "./define.ts";
+import { PLUGIN_HOOKS } from "./plugin.ts";
 
 /** Thrown when a module is not acceptable; start-up stops with this message. */
 export class ModuleError extends Error {
@@ -80,7 +81,7 @@ function checkProvider(m: RegisteredProvider, source: string): RegisteredProvide
 function checkPlugin(m: RegisteredPlugin, source: string): RegisteredPlugin {
   if (typeof m.hooks !== "object" || m.hooks === null) throw new ModuleError(`${source}: a plugin needs a "hooks" object`);
   for (const [name, hook] of Object.entries(m.hooks)) {
-    if (!["pre", "route", "post", "stream"].includes(name)) throw new ModuleError(`${source}: unknown hook "${name}"`);
+    if (!(PLUGIN_HOOKS as readonly string[]).includes(name)) throw new ModuleError(`${source}: unknown hook "${name}"`);
     if (typeof hook !== "function") throw new ModuleError(`${source}: hook "${name}" is not a function`);
   }
   return m;

@@ -8,7 +8,7 @@ import { noEndpointError } from "./availability.ts";
 import type { CatalogModel, Endpoint } from "./catalog.ts";
 import { filterEndpoints, type Eligible, type Exclusion, type FilterInput } from "./filter.ts";
 import type { BreakerState } from "./health.ts";
-import { orderEndpoints, type StatsView } from "./order.ts";
+import { orderEndpoints, type StatsView } from "./endpoint-order.ts";
 import { profileOf } from "./profile.ts";
 import { sentParameters, usesTools } from "./parameters.ts";
 import type { RoutingPreferences } from "./preferences.ts";

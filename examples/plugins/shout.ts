@@ -5,7 +5,7 @@
  * Runtime values come from the gateway (brand via Symbol.for), so a copy of this module outside the binary works.
  */
 import { Type } from "@sinclair/typebox";
-import { definePlugin } from "../../core/registry/define.ts";
+import { definePlugin } from "inference-gateway/sdk";
 
 export default definePlugin({
   id: "shout",

@@ -23,6 +23,25 @@ describe("extensions", () => {
     }
   });
 
+  test("the example provider adapter (public SDK entry only) serves a configured model through the gateway", async () => {
+    const gw = await startTestGateway({
+      file: {
+        extensions: ["./examples/providers/echo.ts"],
+        providers: [{ id: "echoes", adapter: "echo", base_url: "echo://local", models: [{ id: "echoes/echo-1", pricing: { prompt: 0.000001, completion: 0.000002 } }] }],
+      },
+    });
+    try {
+      const res = await gw.request("/chat/completions", { method: "POST", json: { model: "echoes/echo-1", messages: [{ role: "user", content: "say it back" }] } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { model: string; choices: Array<{ message: { content: string } }>; usage: { cost: number } };
+      expect(body.model).toBe("echoes/echo-1");
+      expect(body.choices[0]!.message.content).toBe("say it back");
+      expect(body.usage.cost).toBeCloseTo(3 * 0.000001 + 3 * 0.000002, 12);
+    } finally {
+      await gw.close();
+    }
+  });
+
   test("a module without the brand stops start-up with a clear message", async () => {
     expect(buildRegistry(configWith(["./examples/plugins/not-a-plugin.ts"]))).rejects.toThrow(
       'extension "./examples/plugins/not-a-plugin.ts": not a gateway module',

@@ -14,11 +14,14 @@ import { GatewayError } from "../../errors.ts";
 import type { CreditHold } from "../../limits/credits.ts";
 import { promptSize, promptTokenEstimate, type PromptSize } from "../../limits/estimate.ts";
 import { checkRateLimits } from "../../limits/rate-limit.ts";
-import { ceilingFor, sizeReservation } from "../../limits/reservation.ts";
+import { ceilingFor, sizeReservation, type ReservationSize } from "../../limits/reservation.ts";
+import type { CanonicalRequest } from "../../model/request.ts";
 import { throttledError } from "../../routing/throttled-log.ts";
 import type { ApiKeyRecord } from "../../store/types.ts";
 import type { RequestContext } from "../context.ts";
+import type { Outcome } from "../outcome.ts";
 import type { Stage } from "../stage.ts";
+import { roundUsd } from "../../accounting/money.ts";
 
 const errorLoggers = new WeakMap<object, (err: unknown, message: string) => void>();
 
@@ -38,14 +41,62 @@ export const limitsStage: Stage = {
     const hold = await reserveCredits(ctx, { ...record, limit: record.limit }, size ?? promptSize(ctx.request));
     if (!hold) return next();
     ctx.credit = hold;
+    let outcome: Outcome | undefined;
     try {
-      await next();
+      outcome = await next();
+      return outcome;
     } finally {
-      // A stream settles when it ends (accounting's meter); anything else accounting did not settle is released.
-      if (ctx.outcome?.kind !== "stream") hold.release().catch((err: unknown) => logError(ctx, err, "limits: credit reservation release failed (it will expire)"));
+      // A stream settles when it ends (accounting); anything else accounting did not settle is released.
+      if (outcome?.kind !== "stream") hold.release().catch((err: unknown) => logError(ctx, err, "limits: credit reservation release failed (it will expire)"));
     }
   },
 };
+
+/**
+ * A later turn of the same request (an agent step, a plugin's retry or fan-out) extends the request's credit hold
+ * by that turn's own worst case before it calls anything, so a loop of turns can never spend past the limit.
+ */
+export async function holdForTurn(ctx: RequestContext, request: CanonicalRequest): Promise<void> {
+  const hold = ctx.credit;
+  const record = ctx.principal?.record;
+  if (!hold || !record || record.limit === null) return;
+  const size = sizeFor(ctx, request, promptSize(request));
+  if (!size) return;
+  let granted: boolean;
+  try {
+    granted = await hold.extend(size.amount);
+  } catch (err) {
+    logError(ctx, err, "limits: credit hold extension failed: the kv is unreachable (failing closed)");
+    throw creditsUnavailable();
+  }
+  if (!granted) {
+    throw new GatewayError("payment_required", "Insufficient credits for another model turn of this request", {
+      metadata: { limit: record.limit, limit_reset: record.limitReset, requested_tokens: size.outputTokens },
+    });
+  }
+}
+
+/** The worst case of one turn of `request`; caps an unbounded output so the actual cost stays within it. */
+function sizeFor(ctx: RequestContext, request: CanonicalRequest, prompt: PromptSize): ReservationSize | undefined {
+  const ceiling = ceilingFor(request, ctx.deps.catalog);
+  if (!ceiling) return undefined;
+  const size = sizeReservation(request, prompt, ceiling, limitsOf(ctx.deps.config).defaultMaxOutputTokens);
+  if (size.unbounded) {
+    // Nothing bounds the output: cap it, or the actual cost could exceed the reservation (and so the limit).
+    request.maxTokens = size.outputTokens;
+    request.warnings.push({ code: "approximated", field: "max_tokens", message: `max_tokens was set to ${size.outputTokens} to bound this key's credit reservation` });
+  }
+  return size;
+}
+
+function creditsUnavailable(): GatewayError {
+  return new GatewayError("provider_unavailable", "Service temporarily unavailable: credit limits cannot be checked right now", {
+    status: 503,
+    retryable: true,
+    retryAfter: 1,
+    metadata: { availability: { code: "temporarily_unavailable", retryable: true, retry_after: 1 } },
+  });
+}
 
 async function enforceRateLimits(ctx: RequestContext, keyHash: string, setting: NonNullable<ApiKeyRecord["rateLimit"]>, tokens: number): Promise<void> {
   let denial;
@@ -61,26 +112,14 @@ async function enforceRateLimits(ctx: RequestContext, keyHash: string, setting: 
 }
 
 async function reserveCredits(ctx: RequestContext, record: ApiKeyRecord & { limit: number }, prompt: PromptSize): Promise<CreditHold | undefined> {
-  const settings = limitsOf(ctx.deps.config);
-  const ceiling = ceilingFor(ctx.request, ctx.deps.catalog);
-  if (!ceiling) return undefined;
-  const size = sizeReservation(ctx.request, prompt, ceiling, settings.defaultMaxOutputTokens);
-  if (size.unbounded) {
-    // Nothing bounds the output: cap it, or the actual cost could exceed the reservation (and so the limit).
-    ctx.request.maxTokens = size.outputTokens;
-    ctx.request.warnings.push({ code: "approximated", field: "max_tokens", message: `max_tokens was set to ${size.outputTokens} to bound this key's credit reservation` });
-  }
+  const size = sizeFor(ctx, ctx.request, prompt);
+  if (!size) return undefined;
   let result;
   try {
     result = await ctx.deps.credits.reserve(record, size.amount, ctx.generationId);
   } catch (err) {
     logError(ctx, err, "limits: credit reservation failed: the kv is unreachable (failing closed)");
-    throw new GatewayError("provider_unavailable", "Service temporarily unavailable: credit limits cannot be checked right now", {
-      status: 503,
-      retryable: true,
-      retryAfter: 1,
-      metadata: { availability: { code: "temporarily_unavailable", retryable: true, retry_after: 1 } },
-    });
+    throw creditsUnavailable();
   }
   if (result.granted) return result.hold;
   const affordable = size.completionPrice > 0 ? Math.max(0, Math.floor((result.remaining - size.fixedCost) / size.completionPrice)) : 0;
@@ -89,7 +128,7 @@ async function reserveCredits(ctx: RequestContext, record: ApiKeyRecord & { limi
       ? `This request requires more credits, or fewer max_tokens. You requested up to ${size.outputTokens} tokens, but can only afford ${affordable}.`
       : "Insufficient credits: this key's limit is exhausted for the current period";
   throw new GatewayError("payment_required", message, {
-    metadata: { limit: record.limit, limit_remaining: round(result.remaining), limit_reset: record.limitReset, requested_tokens: size.outputTokens, affordable_tokens: affordable },
+    metadata: { limit: record.limit, limit_remaining: roundUsd(result.remaining), limit_reset: record.limitReset, requested_tokens: size.outputTokens, affordable_tokens: affordable },
   });
 }
 
@@ -102,6 +141,3 @@ function logError(ctx: RequestContext, err: unknown, message: string): void {
   log(err, message);
 }
 
-function round(value: number): number {
-  return Math.round(value * 1e12) / 1e12;
-}

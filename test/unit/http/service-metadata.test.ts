@@ -85,7 +85,7 @@ describe("serviceMetadataOf", () => {
     const ctx = testContext({ request: canonicalRequest({ warnings: [{ code: "unknown_field", field: "x", message: "ignored x" }] }) });
     ctx.candidates = [onP1];
     ctx.attempts = [{ model: "acme/a", providerId: "p1", startedAt: 0, status: 503, errorType: "provider_unavailable" }];
-    ctx.log.pipeline = [{ type: "plugin", name: "shout" }];
+    ctx.pipeline.push({ type: "plugin", name: "shout" });
     const metadata = serviceMetadataOf(ctx);
     expect(metadata.summary).toBe("No endpoint served the request after 1 attempt(s)");
     expect(metadata.endpoints).toEqual({ available: [{ model: "acme/a", provider: "p1", selected: false }], total: 1 });

@@ -11,6 +11,8 @@ import type { CanonicalRequest } from "../../../core/model/request.ts";
 import type { CanonicalResponse } from "../../../core/model/response.ts";
 import { emptyUsage, type Usage } from "../../../core/model/usage.ts";
 import type { RequestContext } from "../../../core/pipeline/context.ts";
+import { responseOutcome, type Outcome } from "../../../core/pipeline/outcome.ts";
+import { freshState } from "../../../core/pipeline/new-context.ts";
 import { defineProvider, type RegisteredProvider } from "../../../core/registry/define.ts";
 import type { ModuleHelpers } from "../../../core/registry/helpers.ts";
 import type { ProviderCall } from "../../../core/registry/provider.ts";
@@ -23,22 +25,10 @@ import { limitsOf, routingOf } from "../../../core/config/routing-limits.ts";
 import type { GenerationRecord } from "../../../core/store/types.ts";
 import { drain, replay } from "../../support/iterables.ts";
 import { keyRecord } from "../auth/fakes.ts";
+import { conformanceRequest } from "../../../core/sdk/conformance.ts";
 
 export function canonicalRequest(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
-  return {
-    format: "chat",
-    model: "acme/a",
-    models: [],
-    system: [],
-    messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }],
-    tools: [],
-    sampling: {},
-    stream: false,
-    plugins: [],
-    warnings: [],
-    original: {},
-    ...overrides,
-  };
+  return conformanceRequest("hi", { model: "acme/a", ...overrides });
 }
 
 export function modelConfig(id: string, pricing: Pricing = { prompt: 0.000001, completion: 0.000002 }): ModelConfig {
@@ -255,24 +245,21 @@ export function testContext(overrides: Partial<Omit<RequestContext, "deps">> & {
     principal: inferencePrincipal,
     request: canonicalRequest(),
     metadataOptIn: false,
-    candidates: [],
-    attempts: [],
-    served: undefined,
-    outcome: undefined,
-    http: undefined,
-    firstTokenMs: undefined,
-    log: {},
+    ...freshState(),
     ...overrides,
     deps,
   };
 }
 
-/** A `next` that records it ran and optionally does something. */
-export function stubNext(effect?: () => void | Promise<void>): (() => Promise<void>) & { calls: number } {
+/**
+ * A `next` that records it ran and resolves with the outcome `effect` returns (a plain response outcome when it
+ * returns nothing).
+ */
+export function stubNext(effect?: () => Outcome | void | Promise<Outcome | void>): (() => Promise<Outcome>) & { calls: number } {
   const next = Object.assign(
-    async () => {
+    async (): Promise<Outcome> => {
       next.calls++;
-      await effect?.();
+      return (await effect?.()) ?? responseOutcome(response());
     },
     { calls: 0 },
   );

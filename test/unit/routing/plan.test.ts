@@ -1,4 +1,4 @@
-/** core/routing/plan.ts (+ filter.ts, order.ts, availability.ts): every provider preference, tiers, stickiness, balance. */
+/** core/routing/plan.ts (+ filter.ts, endpoint-order.ts, availability.ts): every provider preference, tiers, stickiness, balance. */
 import { describe, expect, test } from "bun:test";
 import type { ModelConfig } from "../../../core/config/types.ts";
 import { foldRoute } from "../../../core/formats/shared/route.ts";

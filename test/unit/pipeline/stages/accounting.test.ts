@@ -1,9 +1,18 @@
-/** core/pipeline/stages/accounting.ts: cost on responses and stream usage, one ledger record per request. */
+/**
+ * core/pipeline/stages/accounting.ts: settles what the request spent (the turns' metered usage and cost, plus plugin
+ * charges) into one ledger record per request and the credit hold. A real turn meters its outcome
+ * (core/pipeline/turn/meter.ts) before handing it on; the stub `next`s here do the same.
+ */
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
+import type { CanonicalResponse } from "../../../../core/model/response.ts";
+import type { CreditHold } from "../../../../core/limits/credits.ts";
+import { responseOutcome, streamOutcome, type StreamOutcome } from "../../../../core/pipeline/outcome.ts";
 import { accountingStage } from "../../../../core/pipeline/stages/accounting.ts";
+import { meterResponse, meterStream } from "../../../../core/pipeline/turn/meter.ts";
 import {
   canonicalRequest,
+  drain,
   endpointOf,
   managementPrincipal,
   modelConfig,
@@ -36,17 +45,30 @@ function streamOf(events: StreamEvent[], onEach?: (e: StreamEvent) => void): Asy
   })();
 }
 
+/** What a model turn hands on: the response, metered at the served endpoint. */
+function turnResponse(ctx: TestContext, res: CanonicalResponse) {
+  meterResponse(ctx, served, res);
+  return responseOutcome(res);
+}
+
+/** What a model turn hands on: the stream, with the turn's meter attached. */
+function turnStream(ctx: TestContext, events: AsyncIterable<StreamEvent>): StreamOutcome {
+  const outcome = streamOutcome(events);
+  meterStream(ctx, served, outcome);
+  return outcome;
+}
+
 describe("accounting stage, non-streamed", () => {
-  test("attaches the cost and records one generation with usage, finish and status", async () => {
+  test("the turn's cost stays on the response; one generation with usage, finish and status", async () => {
     const ctx = servedContext();
-    await accountingStage.run(
+    const outcome = await accountingStage.run(
       ctx,
       stubNext(() => {
         ctx.deps.clock.advance(120);
-        ctx.outcome = { kind: "response", response: response({ usage: usageOf(4, 3), finish: { reason: "length", raw: "max_tokens" } }) };
+        return turnResponse(ctx, response({ usage: usageOf(4, 3), finish: { reason: "length", raw: "max_tokens" } }));
       }),
     );
-    const res = ctx.outcome?.kind === "response" ? ctx.outcome.response : undefined;
+    const res = outcome.kind === "response" ? outcome.response : undefined;
     expect(res?.cost).toEqual({ total: 8, input: 2, output: 6, upstream: null });
     expect(ctx.deps.ledger.records).toHaveLength(1);
     expect(ctx.deps.ledger.records[0]).toEqual({
@@ -77,7 +99,7 @@ describe("accounting stage, non-streamed", () => {
   test("an error finish with no output is not charged", async () => {
     const ctx = servedContext();
     const error = { type: "provider_unavailable" as const, message: "down", status: 502 };
-    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response({ usage: usageOf(10, 0), finish: { reason: "error" }, error }) })));
+    await accountingStage.run(ctx, stubNext(() => turnResponse(ctx, response({ usage: usageOf(10, 0), finish: { reason: "error" }, error }))));
     expect(ctx.deps.ledger.records[0]).toMatchObject({ cost: 0, status: 502, errorType: "provider_unavailable", finishReason: "error", inputTokens: 10 });
     expect(ctx.log.error_type).toBe("provider_unavailable");
   });
@@ -100,23 +122,53 @@ describe("accounting stage, non-streamed", () => {
   test("a principal without a stored key record is not billed, but the log line still has tokens", async () => {
     const ctx = servedContext();
     ctx.principal = { ...managementPrincipal, record: undefined };
-    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response({ usage: usageOf(2, 2) }) })));
+    await accountingStage.run(ctx, stubNext(() => turnResponse(ctx, response({ usage: usageOf(2, 2) }))));
     expect(ctx.deps.ledger.records).toHaveLength(0);
     expect(ctx.log).toMatchObject({ tokens_in: 2, tokens_out: 2, cost: 5 });
   });
 
-  test("no outcome, no record", async () => {
+  test("a response no turn metered gets the spend's cost (nothing spent: zero) and one record", async () => {
     const ctx = servedContext();
-    await accountingStage.run(ctx, stubNext());
-    expect(ctx.deps.ledger.records).toHaveLength(0);
+    const outcome = await accountingStage.run(ctx, stubNext());
+    expect(outcome.kind === "response" && outcome.response.cost).toEqual({ total: 0, input: 0, output: 0, upstream: null });
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ cost: 0, status: 200, finishReason: "stop" });
+  });
+
+  test("plugin charges are added: the response shows the whole bill and the record has it", async () => {
+    const ctx = servedContext();
+    const outcome = await accountingStage.run(
+      ctx,
+      stubNext(() => {
+        ctx.spend.charges.push({ amount: 0.25, description: "web search", plugin: "web" });
+        return turnResponse(ctx, response({ usage: usageOf(4, 3) }));
+      }),
+    );
+    expect(outcome.kind === "response" && outcome.response.cost).toEqual({ total: 8.25, input: 2, output: 6, upstream: null });
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ cost: 8.25 });
+  });
+
+  test("several turns: usage and cost add up, the final response shows the sum, the latest turn's finish is recorded", async () => {
+    const ctx = servedContext();
+    const outcome = await accountingStage.run(
+      ctx,
+      stubNext(() => {
+        ctx.spend.turns = 2;
+        turnResponse(ctx, response({ usage: usageOf(2, 1), finish: { reason: "tool_calls" } }));
+        return turnResponse(ctx, response({ usage: usageOf(4, 3), finish: { reason: "stop", raw: "end_turn" } }));
+      }),
+    );
+    expect(outcome.kind === "response" && outcome.response.cost?.total).toBe(11);
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ cost: 11, inputTokens: 6, outputTokens: 4, finishReason: "end_turn" });
   });
 });
 
 describe("accounting stage, streamed", () => {
   async function runStream(ctx: TestContext, events: AsyncIterable<StreamEvent>): Promise<AsyncIterable<StreamEvent>> {
-    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "stream", events })));
-    expect(ctx.outcome?.kind).toBe("stream");
-    return (ctx.outcome as { events: AsyncIterable<StreamEvent> }).events;
+    const outcome = await accountingStage.run(ctx, stubNext(() => turnStream(ctx, events)));
+    expect(outcome.kind).toBe("stream");
+    return (outcome as StreamOutcome).events;
   }
 
   test("nothing is recorded until the stream ends; usage events carry cost; one record at the end", async () => {
@@ -136,8 +188,7 @@ describe("accounting stage, streamed", () => {
       ),
     );
     expect(ctx.deps.ledger.records).toHaveLength(0);
-    const seen: StreamEvent[] = [];
-    for await (const e of events) seen.push(e);
+    const seen = await drain(events);
     const usage = seen.find((e) => e.type === "usage");
     expect(usage).toEqual({ type: "usage", usage: usageOf(4, 1), cost: { total: 4, input: 2, output: 2, upstream: null } });
     expect(seen.map((e) => e.type)).toEqual(["start", "text-delta", "usage", "finish"]);
@@ -155,7 +206,7 @@ describe("accounting stage, streamed", () => {
         { type: "error", error: new GatewayError("provider_overloaded", "busy") },
       ]),
     );
-    for await (const _ of events);
+    await drain(events);
     expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 529, errorType: "provider_overloaded", finishReason: "error", cost: 0 });
   });
 
@@ -185,20 +236,52 @@ describe("accounting stage, streamed", () => {
       throw new GatewayError("timeout", "upstream went quiet", { status: 524 });
     }
     const events = await runStream(ctx, broken());
-    await expect((async () => { for await (const _ of events); })()).rejects.toThrow("upstream went quiet");
+    await expect(drain(events)).rejects.toThrow("upstream went quiet");
     expect(ctx.deps.ledger.records).toHaveLength(1);
     expect(ctx.deps.ledger.records[0]).toMatchObject({ status: 524, errorType: "timeout", finishReason: "error" });
     expect(ctx.log.error_type).toBe("timeout");
+  });
+
+  test("a stream transformed after the turn (a plugin's stream hook) is still metered and settled", async () => {
+    const ctx = servedContext(true);
+    const turn = turnStream(ctx, streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]));
+    // The plugins stage sits inside accounting: accounting sees the transformed stream, the meter runs inside the turn's.
+    const transformed = streamOutcome(
+      (async function* () {
+        for await (const e of turn.events) yield e;
+        yield { type: "debug", upstreamBody: {} } satisfies StreamEvent;
+      })(),
+    );
+    const outcome = (await accountingStage.run(ctx, stubNext(() => transformed))) as StreamOutcome;
+    const seen = await drain(outcome.events);
+    expect(seen.map((e) => e.type)).toEqual(["usage", "finish", "debug"]);
+    expect(seen[0]).toMatchObject({ cost: { total: 3 } });
+    expect(ctx.deps.ledger.records).toHaveLength(1);
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ cost: 3, status: 200, finishReason: "stop" });
+  });
+
+  test("with plugin charges, the stream's usage event shows the whole bill and the record has it", async () => {
+    const ctx = servedContext(true);
+    ctx.spend.charges.push({ amount: 0.5, description: "moderation", plugin: "mod" });
+    const events = await runStream(ctx, streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]));
+    const seen = await drain(events);
+    expect(seen[0]).toMatchObject({ type: "usage", cost: { total: 3.5, input: 1, output: 2 } });
+    expect(ctx.deps.ledger.records[0]).toMatchObject({ cost: 3.5 });
   });
 });
 
 describe("accounting stage, settlement", () => {
   /** A credit hold that records how it was settled. */
-  function recordingHold() {
+  function recordingHold(): { hold: CreditHold; settled: Array<["commit", number] | ["release"]> } {
     const settled: Array<["commit", number] | ["release"]> = [];
     return {
       settled,
-      hold: { amount: 100, commit: async (cost: number) => void settled.push(["commit", cost]), release: async () => void settled.push(["release"]) },
+      hold: {
+        amount: 100,
+        extend: async () => true,
+        commit: async (cost: number) => void settled.push(["commit", cost]),
+        release: async () => void settled.push(["release"]),
+      },
     };
   }
 
@@ -206,7 +289,7 @@ describe("accounting stage, settlement", () => {
     const ctx = servedContext();
     const { hold, settled } = recordingHold();
     ctx.credit = hold;
-    await accountingStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response({ usage: usageOf(4, 3) }) })));
+    await accountingStage.run(ctx, stubNext(() => turnResponse(ctx, response({ usage: usageOf(4, 3) }))));
     expect(settled).toEqual([["commit", 8]]);
   });
 
@@ -214,12 +297,12 @@ describe("accounting stage, settlement", () => {
     const ctx = servedContext(true);
     const { hold, settled } = recordingHold();
     ctx.credit = hold;
-    await accountingStage.run(
+    const outcome = await accountingStage.run(
       ctx,
-      stubNext(() => void (ctx.outcome = { kind: "stream", events: streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]) })),
+      stubNext(() => turnStream(ctx, streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]))),
     );
     expect(settled).toEqual([]);
-    for await (const _ of (ctx.outcome as { events: AsyncIterable<StreamEvent> }).events);
+    await drain((outcome as StreamOutcome).events);
     expect(settled).toEqual([["commit", 3]]);
   });
 
@@ -229,7 +312,7 @@ describe("accounting stage, settlement", () => {
     ctx.credit = hold;
     const failure = new GatewayError("server", "post-plugin broke");
     const next = async () => {
-      ctx.outcome = { kind: "response", response: response({ usage: usageOf(4, 3) }) };
+      turnResponse(ctx, response({ usage: usageOf(4, 3) }));
       throw failure;
     };
     expect(await accountingStage.run(ctx, next).catch((e: unknown) => e)).toBe(failure);

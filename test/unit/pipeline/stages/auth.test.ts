@@ -1,14 +1,16 @@
 /** core/pipeline/stages/auth.ts */
 import { describe, expect, test } from "bun:test";
 import { isGatewayError } from "../../../../core/errors.ts";
+import { responseOutcome } from "../../../../core/pipeline/outcome.ts";
 import { authStage } from "../../../../core/pipeline/stages/auth.ts";
-import { inferencePrincipal, managementPrincipal, stubNext, testContext } from "../helpers.ts";
+import { inferencePrincipal, managementPrincipal, response, stubNext, testContext } from "../helpers.ts";
 
 describe("auth stage", () => {
-  test("an inference principal passes and its hash prefix goes to the log line", async () => {
+  test("an inference principal passes, its hash prefix goes to the log line, and the inner outcome is returned", async () => {
     const ctx = testContext({ principal: inferencePrincipal });
-    const next = stubNext();
-    await authStage.run(ctx, next);
+    const inner = responseOutcome(response());
+    const next = stubNext(() => inner);
+    expect(await authStage.run(ctx, next)).toBe(inner);
     expect(next.calls).toBe(1);
     expect(ctx.log.key).toBe("aaaaaaaa");
   });

@@ -5,10 +5,24 @@ import { GatewayError } from "../../../../core/errors.ts";
 import type { Kv } from "../../../../core/kv/kv.ts";
 import { createMemoryKv } from "../../../../core/kv/memory.ts";
 import { CreditLedger } from "../../../../core/limits/credits.ts";
-import { limitsStage } from "../../../../core/pipeline/stages/limits.ts";
+import { responseOutcome, streamOutcome } from "../../../../core/pipeline/outcome.ts";
+import { holdForTurn, limitsStage } from "../../../../core/pipeline/stages/limits.ts";
 import { Catalog } from "../../../../core/routing/catalog.ts";
 import type { ApiKeyRecord, Store } from "../../../../core/store/types.ts";
-import { canonicalRequest, endpointOf, inferencePrincipal, modelConfig, providerConfig, replay, stubNext, testConfig, testContext, testDeps, type TestDeps } from "../helpers.ts";
+import {
+  canonicalRequest,
+  endpointOf,
+  inferencePrincipal,
+  modelConfig,
+  providerConfig,
+  replay,
+  response,
+  stubNext,
+  testConfig,
+  testContext,
+  testDeps,
+  type TestDeps,
+} from "../helpers.ts";
 
 const model = { ...modelConfig("acme/a", { prompt: 1e-6, completion: 1e-5 }), maxOutputTokens: 1000 };
 const unbounded = modelConfig("acme/u", { prompt: 1e-6, completion: 1e-5 });
@@ -55,6 +69,7 @@ describe("limits stage", () => {
       const error = (await limitsStage.run(other, stubNext()).catch((e: unknown) => e)) as GatewayError;
       expect([error.status, error.type]).toEqual([402, "payment_required"]);
       expect(error.message).toContain("can only afford");
+      return responseOutcome(response());
     });
     // "hi" is 2 bytes; system + 1 message at 8 tokens each; 100 output tokens at the completion price.
     expect(heldDuring).toBeCloseTo((2 + 2 * 8) * 1e-6 + 100 * 1e-5, 12);
@@ -65,11 +80,20 @@ describe("limits stage", () => {
   test("a stream keeps its reservation until accounting settles it at the end", async () => {
     const deps = depsWith(createMemoryKv());
     const ctx = ctxFor(deps, { limit: 0.002, limitReset: "daily" });
-    await limitsStage.run(ctx, async () => void (ctx.outcome = { kind: "stream", events: replay([]) }));
+    await limitsStage.run(ctx, async () => streamOutcome(replay([])));
     const other = ctxFor(deps, { limit: 0.002, limitReset: "daily" });
     expect(((await limitsStage.run(other, stubNext()).catch((e: unknown) => e)) as GatewayError).status).toBe(402);
     await ctx.credit!.commit(0);
     await limitsStage.run(other, stubNext());
+  });
+
+  test("an inner failure releases the reservation and is rethrown", async () => {
+    const deps = depsWith(createMemoryKv());
+    const ctx = ctxFor(deps, { limit: 0.002, limitReset: "daily" });
+    await expect(limitsStage.run(ctx, () => Promise.reject(new Error("upstream down")))).rejects.toThrow("upstream down");
+    await Bun.sleep(0);
+    // The whole limit is available again to the next request.
+    await limitsStage.run(ctxFor(deps, { limit: 0.002, limitReset: "daily" }), stubNext());
   });
 
   test("nothing bounds the output: max_tokens is capped at the default so the reservation bounds the cost", async () => {
@@ -107,5 +131,66 @@ describe("limits stage", () => {
     const error = (await limitsStage.run(ctx, stubNext()).catch((e: unknown) => e)) as GatewayError;
     expect(error.status).toBe(429);
     expect(ctx.replyHeaders).toMatchObject({ "x-ratelimit-limit": "1", "x-ratelimit-remaining": "0" });
+  });
+});
+
+describe("holdForTurn (a later turn of the same request)", () => {
+  // One turn of the default request: (2 + 2 * 8) prompt tokens and 100 output tokens.
+  const perTurn = (2 + 2 * 8) * 1e-6 + 100 * 1e-5;
+
+  test("extends the request's hold by the turn's worst case before the turn runs", async () => {
+    const deps = depsWith(createMemoryKv());
+    const ctx = ctxFor(deps, { limit: 1, limitReset: "daily" });
+    await limitsStage.run(ctx, async () => {
+      const first = ctx.credit!.amount;
+      await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 }));
+      expect(ctx.credit!.amount).toBeCloseTo(first + perTurn, 12);
+      return responseOutcome(response());
+    });
+  });
+
+  test("a turn that does not fit in what is left is a 402 (the hold is unchanged)", async () => {
+    const deps = depsWith(createMemoryKv());
+    const ctx = ctxFor(deps, { limit: perTurn * 1.5, limitReset: "daily" });
+    await limitsStage.run(ctx, async () => {
+      const held = ctx.credit!.amount;
+      const error = (await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 })).catch((e: unknown) => e)) as GatewayError;
+      expect([error.status, error.type]).toEqual([402, "payment_required"]);
+      expect(error.message).toContain("another model turn");
+      expect(error.metadata).toMatchObject({ limit: perTurn * 1.5, limit_reset: "daily", requested_tokens: 100 });
+      expect(ctx.credit!.amount).toBe(held);
+      return responseOutcome(response());
+    });
+  });
+
+  test("an unbounded later turn gets max_tokens capped like the first one", async () => {
+    const deps = depsWith(createMemoryKv());
+    const ctx = ctxFor(deps, { limit: 10, limitReset: null });
+    await limitsStage.run(ctx, async () => {
+      const later = canonicalRequest({ model: "acme/u" });
+      await holdForTurn(ctx, later);
+      expect(later.maxTokens).toBe(DEFAULT_LIMITS.defaultMaxOutputTokens);
+      expect(later.warnings.map((w) => w.field)).toEqual(["max_tokens"]);
+      return responseOutcome(response());
+    });
+  });
+
+  test("no hold (a key without a limit): nothing to extend", async () => {
+    const ctx = ctxFor(depsWith(createMemoryKv()), {});
+    await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 }));
+    expect(ctx.credit).toBeUndefined();
+  });
+
+  test("kv unreachable while extending: fails closed with 503", async () => {
+    const kv = createMemoryKv();
+    const deps = depsWith(kv);
+    const ctx = ctxFor(deps, { limit: 1, limitReset: "daily" });
+    await limitsStage.run(ctx, async () => {
+      kv.reserve = () => Promise.reject(new Error("ECONNREFUSED"));
+      const error = (await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 })).catch((e: unknown) => e)) as GatewayError;
+      expect([error.status, error.retryAfter]).toEqual([503, 1]);
+      expect(deps.logger.calls.some((c) => c.level === "error" && c.msg?.includes("failing closed"))).toBe(true);
+      return responseOutcome(response());
+    });
   });
 });

@@ -1,10 +1,19 @@
-/** core/pipeline/stages/plugins.ts: pre / route / post / stream hooks in priority-then-id order. */
+/**
+ * core/pipeline/stages/plugins.ts: the active plugins, their pre / post / stream hooks in priority-then-id order;
+ * route hooks run inside each turn's routing (core/pipeline/turn/route.ts).
+ */
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
-import { postPluginsStage, prePluginsStage, routePluginsStage } from "../../../../core/pipeline/stages/plugins.ts";
+import { responseOutcome, streamOutcome, type StreamOutcome } from "../../../../core/pipeline/outcome.ts";
+import { resolvePlugins } from "../../../../core/pipeline/plugins/active.ts";
+import { pluginsStage } from "../../../../core/pipeline/stages/plugins.ts";
+import { routeTurn } from "../../../../core/pipeline/turn/route.ts";
 import { definePlugin } from "../../../../core/registry/define.ts";
+import type { CanonicalRequest } from "../../../../core/model/request.ts";
+import type { CanonicalResponse } from "../../../../core/model/response.ts";
 import type { PluginContext, PluginModule } from "../../../../core/registry/plugin.ts";
 import { Registry } from "../../../../core/registry/registry.ts";
+import { Catalog } from "../../../../core/routing/catalog.ts";
 import {
   canonicalRequest,
   drain,
@@ -26,14 +35,20 @@ function registryOf(...plugins: PluginModule[]): Registry {
   return registry;
 }
 
-function ctxWith(registry: Registry, requested: Array<{ id: string; enabled?: boolean; [k: string]: unknown }> = [], pluginDefaults = {}) {
+function ctxWith(
+  registry: Registry,
+  requested: Array<{ id: string; enabled?: boolean; [k: string]: unknown }> = [],
+  pluginDefaults = {},
+  catalog = new Catalog(),
+  request: Partial<CanonicalRequest> = {},
+) {
   return testContext({
-    deps: testDeps({ registry, config: testConfig({ plugins: pluginDefaults }) }),
-    request: canonicalRequest({ plugins: requested }),
+    deps: testDeps({ registry, catalog, config: testConfig({ plugins: pluginDefaults }) }),
+    request: canonicalRequest({ plugins: requested, ...request }),
   });
 }
 
-describe("pre-plugins", () => {
+describe("plugins stage: pre hooks", () => {
   test("runs default-on plugins and requested ones, in priority then id order, before next()", async () => {
     const trace: string[] = [];
     const pre = (id: string) => () => void trace.push(id);
@@ -44,20 +59,20 @@ describe("pre-plugins", () => {
       { id: "off", description: "", hooks: { pre: pre("off") } },
     );
     const ctx = ctxWith(registry, [{ id: "first" }]);
-    await prePluginsStage.run(ctx, stubNext(() => void trace.push("next")));
+    await pluginsStage.run(ctx, stubNext(() => void trace.push("next")));
     expect(trace).toEqual(["first", "alpha", "zeta", "next"]);
   });
 
   test("a request can switch off a default-on plugin", async () => {
     let ran = false;
     const registry = registryOf({ id: "auto", description: "", enabledByDefault: true, hooks: { pre: () => void (ran = true) } });
-    await prePluginsStage.run(ctxWith(registry, [{ id: "auto", enabled: false }]), stubNext());
+    await pluginsStage.run(ctxWith(registry, [{ id: "auto", enabled: false }]), stubNext());
     expect(ran).toBe(false);
   });
 
   test("an unknown plugin id is a 400, not a silent no-op", async () => {
     const next = stubNext();
-    const error = (await prePluginsStage.run(ctxWith(registryOf(), [{ id: "ghost" }]), next).catch((e: unknown) => e)) as GatewayError;
+    const error = (await pluginsStage.run(ctxWith(registryOf(), [{ id: "ghost" }]), next).catch((e: unknown) => e)) as GatewayError;
     expect(error).toBeInstanceOf(GatewayError);
     expect(error.status).toBe(400);
     expect(error.message).toContain('"ghost"');
@@ -68,7 +83,7 @@ describe("pre-plugins", () => {
     let seen: Record<string, unknown> | undefined;
     const registry = registryOf({ id: "opt", description: "", hooks: { pre: (c) => void (seen = c.options) } });
     const ctx = ctxWith(registry, [{ id: "opt", enabled: true, level: 2 }], { opt: { level: 1, mode: "x" } });
-    await prePluginsStage.run(ctx, stubNext());
+    await pluginsStage.run(ctx, stubNext());
     expect(seen).toEqual({ level: 2, mode: "x" });
   });
 
@@ -79,7 +94,7 @@ describe("pre-plugins", () => {
       { id: "b", description: "", hooks: { pre: (c) => void seen.push(String(c.request.model)) } },
     );
     const ctx = ctxWith(registry, [{ id: "a" }, { id: "b" }]);
-    await prePluginsStage.run(ctx, stubNext());
+    await pluginsStage.run(ctx, stubNext());
     expect(seen).toEqual(["rewritten"]);
     expect(ctx.request.model).toBe("rewritten");
   });
@@ -91,7 +106,7 @@ describe("pre-plugins", () => {
       { id: "b", description: "", hooks: { pre: (c) => void seen.push(String(c.request.model)) } },
     );
     const ctx = ctxWith(registry, [{ id: "a" }, { id: "b" }]);
-    await prePluginsStage.run(ctx, stubNext());
+    await pluginsStage.run(ctx, stubNext());
     expect(seen).toEqual(["replaced"]);
     expect(ctx.request.model).toBe("replaced");
   });
@@ -99,24 +114,48 @@ describe("pre-plugins", () => {
   test("report() adds plugin entries to the pipeline log for service_metadata", async () => {
     const registry = registryOf({ id: "rep", description: "", hooks: { pre: (c) => c.report({ summary: "did it" }) } });
     const ctx = ctxWith(registry, [{ id: "rep" }]);
-    await prePluginsStage.run(ctx, stubNext());
-    expect(ctx.log.pipeline).toEqual([{ type: "plugin", name: "rep", summary: "did it" }]);
+    await pluginsStage.run(ctx, stubNext());
+    expect(ctx.pipeline).toEqual([{ type: "plugin", name: "rep", summary: "did it" }]);
   });
 
   test("the helpers handed to hooks are the deps' helpers, never the internal context", async () => {
     let hookCtx: PluginContext | undefined;
     const registry = registryOf({ id: "h", description: "", hooks: { pre: (c) => void (hookCtx = c) } });
     const ctx = ctxWith(registry, [{ id: "h" }]);
-    await prePluginsStage.run(ctx, stubNext());
+    await pluginsStage.run(ctx, stubNext());
     expect(hookCtx?.helpers).toBe(ctx.deps.helpers);
-    expect(Object.keys(hookCtx ?? {}).sort()).toEqual(["helpers", "options", "report", "request"]);
+    expect(Object.keys(hookCtx ?? {}).sort()).toEqual(["catalog", "charge", "helpers", "options", "report", "request", "route", "signal"]);
+    // Nothing in it is (or leads to) the request context or the deps.
+    for (const value of Object.values(hookCtx ?? {})) {
+      expect(value).not.toBe(ctx);
+      expect(value).not.toBe(ctx.deps);
+    }
+    expect(hookCtx?.signal).toBe(ctx.signal);
   });
 });
 
-describe("route-plugins", () => {
-  const a = modelConfig("acme/a");
+describe("route hooks (inside each turn's routing)", () => {
+  // Binary-exact prices: acme/a is cheapest at p1, so routing plans a@p1, a@p2, then the fallback model b@p1.
+  const a1 = modelConfig("acme/a", { prompt: 0.25, completion: 0.25 });
+  const a2 = modelConfig("acme/a", { prompt: 0.5, completion: 0.5 });
   const b = modelConfig("acme/b");
-  const candidates = () => [endpointOf(a, providerConfig("p1", [a])), endpointOf(a, providerConfig("p2", [a])), endpointOf(b, providerConfig("p1", [b]))];
+  function catalog(): Catalog {
+    const c = new Catalog();
+    c.add(endpointOf(a1, providerConfig("p1", [a1])));
+    c.add(endpointOf(a2, providerConfig("p2", [a2])));
+    c.add(endpointOf(b, providerConfig("p1", [b])));
+    return c;
+  }
+
+  /** The plugins stage over an innermost step that routes one turn, as the agent loop's turn does. */
+  async function routeThroughPlugins(ctx: ReturnType<typeof ctxWith>) {
+    const next = stubNext(async () => {
+      await routeTurn(ctx, ctx.request);
+      return responseOutcome(response());
+    });
+    await pluginsStage.run(ctx, next);
+    return next;
+  }
 
   test("a router narrows and reorders the candidates", async () => {
     let offered: unknown;
@@ -130,10 +169,8 @@ describe("route-plugins", () => {
         },
       },
     });
-    const ctx = ctxWith(registry, [{ id: "router" }]);
-    ctx.candidates = candidates();
-    const next = stubNext();
-    await routePluginsStage.run(ctx, next);
+    const ctx = ctxWith(registry, [{ id: "router" }], {}, catalog(), { model: "acme/a", models: ["acme/b"] });
+    const next = await routeThroughPlugins(ctx);
     expect(offered).toEqual([
       { model: "acme/a", providerId: "p1" },
       { model: "acme/a", providerId: "p2" },
@@ -143,17 +180,26 @@ describe("route-plugins", () => {
     expect(next.calls).toBe(1);
   });
 
+  test("the turn's route carries the narrowed candidates (what call-with-fallbacks walks)", async () => {
+    const registry = registryOf({ id: "only-p2", description: "", hooks: { route: (_c, list) => list.filter((c) => c.providerId === "p2") } });
+    const ctx = ctxWith(registry, [{ id: "only-p2" }], {}, catalog());
+    ctx.plugins = resolvePlugins(ctx);
+    const routed = await routeTurn(ctx, ctx.request);
+    expect(routed.candidates.map((c) => `${c.model.id}@${c.provider.id}`)).toEqual(["acme/a@p2"]);
+    expect(ctx.candidates).toBe(routed.candidates);
+  });
+
   test("a router that leaves nothing is a 400", async () => {
     const registry = registryOf({ id: "empty", description: "", hooks: { route: () => [{ model: "x", providerId: "y" }] } });
-    const ctx = ctxWith(registry, [{ id: "empty" }]);
-    ctx.candidates = candidates();
-    const next = stubNext();
-    await expect(routePluginsStage.run(ctx, next)).rejects.toThrow('plugin "empty" left no endpoint');
-    expect(next.calls).toBe(0);
+    const ctx = ctxWith(registry, [{ id: "empty" }], {}, catalog());
+    ctx.plugins = resolvePlugins(ctx);
+    await expect(routeTurn(ctx, ctx.request)).rejects.toThrow('plugin "empty" left no endpoint');
+    const error = (await routeTurn(ctx, ctx.request).catch((e: unknown) => e)) as GatewayError;
+    expect([error.status, error.type]).toEqual([400, "invalid_request"]);
   });
 });
 
-describe("post-plugins", () => {
+describe("plugins stage: post and stream hooks", () => {
   test("post hooks see the request as rewritten by pre hooks of other plugins", async () => {
     let seen: string | undefined;
     const registry = registryOf(
@@ -161,8 +207,7 @@ describe("post-plugins", () => {
       { id: "b-post", description: "", hooks: { post: (c, res) => ((seen = c.request.model), res) } },
     );
     const ctx = ctxWith(registry, [{ id: "a-rewrite" }, { id: "b-post" }]);
-    await prePluginsStage.run(ctx, stubNext());
-    await postPluginsStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response() })));
+    await pluginsStage.run(ctx, stubNext());
     expect(seen).toBe("replaced");
   });
 
@@ -173,8 +218,17 @@ describe("post-plugins", () => {
       hooks: { post: (_c, res) => ({ ...res, parts: [{ type: "text", text: "REWRITTEN" }] }) },
     });
     const ctx = ctxWith(registry, [{ id: "upper" }]);
-    await postPluginsStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "response", response: response() })));
-    expect(ctx.outcome).toMatchObject({ kind: "response", response: { parts: [{ type: "text", text: "REWRITTEN" }] } });
+    const outcome = await pluginsStage.run(ctx, stubNext(() => responseOutcome(response())));
+    expect(outcome).toMatchObject({ kind: "response", response: { parts: [{ type: "text", text: "REWRITTEN" }] } });
+  });
+
+  test("post hooks apply in plugin order, each to the previous one's response", async () => {
+    const registry = registryOf(
+      { id: "b", description: "", hooks: { post: (_c, res) => ({ ...res, parts: [{ type: "text", text: `${textOf(res)}+b` }] }) } },
+      { id: "a", description: "", hooks: { post: (_c, res) => ({ ...res, parts: [{ type: "text", text: `${textOf(res)}+a` }] }) } },
+    );
+    const outcome = await pluginsStage.run(ctxWith(registry, [{ id: "a" }, { id: "b" }]), stubNext());
+    expect(outcome.kind === "response" && textOf(outcome.response)).toBe("ok+a+b");
   });
 
   test("transforms the event stream for streamed outcomes (and does not call post)", async () => {
@@ -191,18 +245,49 @@ describe("post-plugins", () => {
     });
     const ctx = ctxWith(registry, [{ id: "drop-debug" }]);
     const events: StreamEvent[] = [{ type: "debug", upstreamBody: {} }, { type: "finish", finish: { reason: "stop" } }];
-    await postPluginsStage.run(ctx, stubNext(() => void (ctx.outcome = { kind: "stream", events: replay(events) })));
-    expect(ctx.outcome?.kind).toBe("stream");
-    const out = await drain((ctx.outcome as { events: AsyncIterable<StreamEvent> }).events);
+    const outcome = await pluginsStage.run(ctx, stubNext(() => streamOutcome(replay(events))));
+    expect(outcome.kind).toBe("stream");
+    const out = await drain((outcome as StreamOutcome).events);
     expect(out.map((e) => e.type)).toEqual(["finish"]);
     expect(postCalled).toBe(false);
   });
 
-  test("does nothing when there is no outcome, and does not run when next() fails", async () => {
+  test("a transformed stream can still be observed by the stages outside it", async () => {
+    const registry = registryOf({
+      id: "upper",
+      description: "",
+      hooks: {
+        async *stream(_c, events) {
+          for await (const e of events) yield e.type === "text-delta" ? { ...e, delta: e.delta.toUpperCase() } : e;
+        },
+      },
+    });
+    const ctx = ctxWith(registry, [{ id: "upper" }]);
+    const events: StreamEvent[] = [{ type: "text-delta", id: "t", delta: "hi" }, { type: "finish", finish: { reason: "stop" } }];
+    const outcome = (await pluginsStage.run(ctx, stubNext(() => streamOutcome(replay(events))))) as StreamOutcome;
+    const seen: StreamEvent[] = [];
+    let ended = 0;
+    outcome.observe({ event: (e) => (seen.push(e), e), fail: () => {}, end: () => void ended++ });
+    await drain(outcome.events);
+    expect(seen[0]).toEqual({ type: "text-delta", id: "t", delta: "HI" });
+    expect(ended).toBe(1);
+  });
+
+  test("with no active plugin the inner outcome is handed on untouched", async () => {
+    const inner = streamOutcome(replay<StreamEvent>([]));
+    const ctx = ctxWith(registryOf({ id: "off", description: "", hooks: { stream: (_c, e) => e } }));
+    expect(await pluginsStage.run(ctx, stubNext(() => inner))).toBe(inner);
+    expect(ctx.plugins).toEqual([]);
+  });
+
+  test("does not run when next() fails", async () => {
     let calls = 0;
     const registry = registryOf({ id: "p", description: "", hooks: { post: (_c, r) => (calls++, r) } });
-    await postPluginsStage.run(ctxWith(registry, [{ id: "p" }]), stubNext());
-    await expect(postPluginsStage.run(ctxWith(registry, [{ id: "p" }]), () => Promise.reject(new Error("x")))).rejects.toThrow("x");
+    await expect(pluginsStage.run(ctxWith(registry, [{ id: "p" }]), () => Promise.reject(new Error("x")))).rejects.toThrow("x");
     expect(calls).toBe(0);
   });
 });
+
+function textOf(res: CanonicalResponse): string {
+  return res.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+}

@@ -1,9 +1,12 @@
-/** core/pipeline/stages/call-with-fallbacks.ts: retries, fallbacks, timeouts, breaker, tiers; never retrying a live stream. */
+/** core/pipeline/turn/fallbacks.ts: retries, fallbacks, timeouts, breaker, tiers; never retrying a live stream. */
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_ROUTING, type RoutingConfig } from "../../../../core/config/routing-limits.ts";
 import { GatewayError } from "../../../../core/errors.ts";
 import type { EventStream } from "../../../../core/model/events.ts";
-import { callWithFallbacksStage } from "../../../../core/pipeline/stages/call-with-fallbacks.ts";
+import type { RouteState } from "../../../../core/pipeline/context.ts";
+import type { Outcome, ResponseOutcome, StreamOutcome } from "../../../../core/pipeline/outcome.ts";
+import { compose } from "../../../../core/pipeline/stage.ts";
+import { callWithFallbacks, type Walk } from "../../../../core/pipeline/turn/fallbacks.ts";
 import { profileOf } from "../../../../core/routing/profile.ts";
 import {
   canonicalRequest,
@@ -14,7 +17,6 @@ import {
   providerConfig,
   replay,
   response,
-  stubNext,
   testConfig,
   testContext,
   testDeps,
@@ -26,8 +28,8 @@ import {
 const modelA = modelConfig("acme/a");
 const modelB = modelConfig("acme/b");
 
-function setup(adapters: Array<ReturnType<typeof fakeAdapter>>, stream = false, routing: Partial<RoutingConfig> = {}): TestContext {
-  const deps = testDeps({ config: testConfig({ routing: { ...DEFAULT_ROUTING, maxRetries: 0, backoffBaseMs: 1, backoffMaxMs: 2, ...routing } }) });
+function setup(adapters: Array<ReturnType<typeof fakeAdapter>>, stream = false, routing: Partial<RoutingConfig> = {}, keepAliveMs = 15_000): TestContext {
+  const deps = testDeps({ config: testConfig({ keepAliveMs, routing: { ...DEFAULT_ROUTING, maxRetries: 0, backoffBaseMs: 1, backoffMaxMs: 2, ...routing } }) });
   const ctx = testContext({ deps, request: canonicalRequest({ stream, warnings: [{ code: "unknown_field", field: "foo", message: "ignored foo" }] }) });
   ctx.candidates = adapters.map((adapter, i) => {
     const model = i === 0 ? modelA : modelB;
@@ -36,10 +38,22 @@ function setup(adapters: Array<ReturnType<typeof fakeAdapter>>, stream = false, 
   return ctx;
 }
 
+/** The route as routing would build it: no tiers, nothing cooling, nothing excluded, no sticky session. */
+function plainRoute(ctx: TestContext): RouteState {
+  return { candidates: ctx.candidates, tiers: new Map(), excluded: [], cooling: new Set(), sticky: undefined };
+}
+
+/** Walks `ctx.candidates` with the route in `ctx.route` (or a plain one), as a turn does after routing. */
+function walk(ctx: TestContext): Promise<Outcome> {
+  return callWithFallbacks(ctx, { request: ctx.request, route: { candidates: ctx.candidates, state: ctx.route ?? plainRoute(ctx) }, served: undefined });
+}
+
+const responseOf = (outcome: Outcome) => (outcome as ResponseOutcome).response;
+const eventsOf = (outcome: Outcome) => drain((outcome as StreamOutcome).events);
+
 const retryable = (status = 502, init: { retryAfter?: number } = {}) =>
   new GatewayError("provider_unavailable", `upstream ${status}`, { status, retryable: true, ...init });
 const events = (list: StreamEvent[]) => async () => replay(list);
-const outcomeEvents = (ctx: TestContext) => drain((ctx.outcome as { events: EventStream }).events);
 const textStream: StreamEvent[] = [
   { type: "start", id: "upstream-9", model: "acme/a", provider: "p0", created: 1 },
   { type: "text-start", id: "t" },
@@ -66,11 +80,8 @@ describe("non-streamed", () => {
       },
     });
     const ctx = setup([first, fakeAdapter()]);
-    const next = stubNext();
     const started = ctx.deps.clock.now();
-    await callWithFallbacksStage.run(ctx, next);
-    expect(next.calls).toBe(1);
-    const res = (ctx.outcome as { response: ReturnType<typeof response> }).response;
+    const res = responseOf(await walk(ctx));
     expect(res.id).toBe("gen-test");
     expect(res.warnings).toEqual([{ code: "unknown_field", field: "foo", message: "ignored foo" }]);
     expect(ctx.served).toBe(ctx.candidates[0]);
@@ -86,7 +97,7 @@ describe("non-streamed", () => {
   test("a retryable failure falls back to the next endpoint", async () => {
     const second = fakeAdapter({ generate: async () => response() });
     const ctx = setup([fakeAdapter({ generate: () => Promise.reject(retryable(503)) }), second]);
-    await callWithFallbacksStage.run(ctx, stubNext());
+    await walk(ctx);
     expect(ctx.served).toBe(ctx.candidates[1]);
     expect(ctx.attempts.map((a) => [a.providerId, a.status, a.errorType])).toEqual([
       ["p0", 503, "provider_unavailable"],
@@ -99,7 +110,7 @@ describe("non-streamed", () => {
     let calls = 0;
     const flaky = fakeAdapter({ generate: () => (++calls <= 2 ? Promise.reject(retryable(502)) : Promise.resolve(response())) });
     const ctx = setup([flaky, fakeAdapter()], false, { maxRetries: 2 });
-    await callWithFallbacksStage.run(ctx, stubNext());
+    await walk(ctx);
     expect(flaky.calls).toHaveLength(3);
     expect(ctx.served).toBe(ctx.candidates[0]);
     expect(ctx.attempts.map((a) => a.status)).toEqual([502, 502, 200]);
@@ -110,14 +121,14 @@ describe("non-streamed", () => {
     const limited = fakeAdapter({ generate: () => (++calls === 1 ? Promise.reject(retryable(429, { retryAfter: 0.15 })) : Promise.resolve(response())) });
     const ctx = setup([limited, fakeAdapter()], false, { maxRetries: 1 });
     const started = performance.now();
-    await callWithFallbacksStage.run(ctx, stubNext());
+    await walk(ctx);
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(ctx.served).toBe(ctx.candidates[0]);
 
     const second = fakeAdapter();
     const far = setup([fakeAdapter({ generate: () => Promise.reject(retryable(429, { retryAfter: 60 })) }), second], false, { maxRetries: 1, retryDeadlineMs: 5_000 });
     const t0 = performance.now();
-    await callWithFallbacksStage.run(far, stubNext());
+    await walk(far);
     expect(performance.now() - t0).toBeLessThan(100);
     expect(far.served).toBe(far.candidates[1]);
     expect(second.calls).toHaveLength(1);
@@ -138,7 +149,7 @@ describe("non-streamed", () => {
       false,
       { retryDeadlineMs: 30_000 },
     );
-    await expect(callWithFallbacksStage.run(ctx, stubNext())).rejects.toThrow("upstream 502");
+    await expect(walk(ctx)).rejects.toThrow("upstream 502");
     expect(third.calls).toHaveLength(0);
   });
 
@@ -146,16 +157,15 @@ describe("non-streamed", () => {
     const failure = new GatewayError("context_length_exceeded", "too long");
     const second = fakeAdapter();
     const ctx = setup([fakeAdapter({ generate: () => Promise.reject(failure) }), second]);
-    const next = stubNext();
-    expect(await callWithFallbacksStage.run(ctx, next).catch((e: unknown) => e)).toBe(failure);
+    expect(await walk(ctx).catch((e: unknown) => e)).toBe(failure);
     expect(second.calls).toHaveLength(0);
-    expect(next.calls).toBe(0);
+    expect(ctx.served).toBeUndefined();
   });
 
   test("an adapter bug (plain Error) is never retried and becomes a 500 without internals", async () => {
     const second = fakeAdapter();
     const ctx = setup([fakeAdapter({ generate: () => Promise.reject(new TypeError("x is undefined")) }), second]);
-    const error = (await callWithFallbacksStage.run(ctx, stubNext()).catch((e: unknown) => e)) as GatewayError;
+    const error = (await walk(ctx).catch((e: unknown) => e)) as GatewayError;
     expect([error.type, error.status, error.message]).toEqual(["server", 500, "Internal server error"]);
     expect(second.calls).toHaveLength(0);
   });
@@ -165,7 +175,7 @@ describe("non-streamed", () => {
       fakeAdapter({ generate: () => Promise.reject(retryable(502)) }),
       fakeAdapter({ generate: () => Promise.reject(new GatewayError("rate_limit_exceeded", "slow", { retryable: true, retryAfter: 3, metadata: { limit: 10 } })) }),
     ]);
-    const error = (await callWithFallbacksStage.run(ctx, stubNext()).catch((e: unknown) => e)) as GatewayError;
+    const error = (await walk(ctx).catch((e: unknown) => e)) as GatewayError;
     expect([error.type, error.status, error.message, error.retryable, error.retryAfter]).toEqual(["rate_limit_exceeded", 429, "slow", true, 3]);
     expect(error.metadata).toEqual({
       limit: 10,
@@ -188,7 +198,7 @@ describe("non-streamed", () => {
         ),
     });
     const ctx = setup([hung, fakeAdapter()], false, { requestTimeoutMs: 60 });
-    await callWithFallbacksStage.run(ctx, stubNext());
+    await walk(ctx);
     expect(aborted).toBe(true);
     expect(ctx.attempts.map((a) => [a.status, a.errorType])).toEqual([
       [408, "timeout"],
@@ -196,23 +206,27 @@ describe("non-streamed", () => {
     ]);
   });
 
-  test("a failure of a later stage is not an upstream failure: no retry, no fallback", async () => {
+  test("a failure after the turn handed its outcome on is not an upstream failure: no retry, no fallback", async () => {
     const second = fakeAdapter();
     const ctx = setup([fakeAdapter(), second]);
-    await expect(callWithFallbacksStage.run(ctx, () => Promise.reject(new Error("post-plugin broke")))).rejects.toThrow("post-plugin broke");
+    // A stage outside the turn (a post hook, say) fails once the turn has resolved.
+    const failsAfter = { name: "post", run: async (_c: unknown, next: () => Promise<Outcome>) => (await next(), Promise.reject(new Error("post-plugin broke"))) };
+    const turn = { name: "turn", run: () => walk(ctx) };
+    await expect(compose([failsAfter, turn])(ctx)).rejects.toThrow("post-plugin broke");
     expect(second.calls).toHaveLength(0);
     expect(ctx.attempts).toHaveLength(1);
+    expect(ctx.served).toBe(ctx.candidates[0]);
   });
 
   test("no candidates is a 503; a client already gone is a 408 with no upstream call", async () => {
-    const error = (await callWithFallbacksStage.run(setup([]), stubNext()).catch((e: unknown) => e)) as GatewayError;
+    const error = (await walk(setup([])).catch((e: unknown) => e)) as GatewayError;
     expect([error.type, error.status]).toEqual(["provider_unavailable", 503]);
     const adapter = fakeAdapter();
     const ctx = setup([adapter]);
     const controller = new AbortController();
     controller.abort();
     (ctx as { signal: AbortSignal }).signal = controller.signal;
-    const gone = (await callWithFallbacksStage.run(ctx, stubNext()).catch((e: unknown) => e)) as GatewayError;
+    const gone = (await walk(ctx).catch((e: unknown) => e)) as GatewayError;
     expect([gone.type, gone.status]).toEqual(["timeout", 408]);
     expect(adapter.calls).toHaveLength(0);
   });
@@ -230,7 +244,7 @@ describe("non-streamed", () => {
       second,
     ]);
     (ctx as { signal: AbortSignal }).signal = controller.signal;
-    await expect(callWithFallbacksStage.run(ctx, stubNext())).rejects.toThrow("upstream 502");
+    await expect(walk(ctx)).rejects.toThrow("upstream 502");
     expect(second.calls).toHaveLength(0);
   });
 });
@@ -238,7 +252,7 @@ describe("non-streamed", () => {
 describe("breaker and tiers", () => {
   test("a failure reaches the breaker (threshold 1 opens it); an open endpoint with others after it is skipped", async () => {
     const ctx = setup([fakeAdapter({ generate: () => Promise.reject(retryable()) }), fakeAdapter()], false, { maxRetries: 2, breaker: { failureThreshold: 1, failureWindowMs: 60_000, cooldownMs: 30_000 } });
-    await callWithFallbacksStage.run(ctx, stubNext());
+    await walk(ctx);
     const [first] = ctx.candidates;
     expect(ctx.deps.routing.health.stateOf(profileOf(first!).key)).toBe("open");
     const skipped = fakeAdapter();
@@ -246,7 +260,7 @@ describe("breaker and tiers", () => {
     again.candidates[0] = { ...again.candidates[0]!, adapter: skipped, model: first!.model, provider: first!.provider };
     (again.deps as { routing: unknown }).routing = ctx.deps.routing;
     // A different endpoint object with the same provider and model shares the breaker (same key).
-    await callWithFallbacksStage.run(again, stubNext());
+    await walk(again);
     expect(skipped.calls).toHaveLength(0);
     expect(again.served).toBe(again.candidates[1]);
   });
@@ -255,7 +269,7 @@ describe("breaker and tiers", () => {
     const only = fakeAdapter();
     const ctx = setup([only], false, { breaker: { failureThreshold: 1, failureWindowMs: 60_000, cooldownMs: 30_000 } });
     ctx.deps.routing.health.recordFailure(profileOf(ctx.candidates[0]!).key, retryable());
-    await callWithFallbacksStage.run(ctx, stubNext());
+    await walk(ctx);
     expect(only.calls).toHaveLength(1);
     expect(ctx.deps.routing.health.stateOf(profileOf(ctx.candidates[0]!).key)).toBe("closed");
   });
@@ -265,16 +279,16 @@ describe("breaker and tiers", () => {
     const ctx = setup([adapter]);
     ctx.request.serviceTier = "priority";
     ctx.route = { candidates: ctx.candidates, tiers: new Map([[ctx.candidates[0]!, "default"]]), excluded: [], cooling: new Set(), sticky: undefined };
-    await callWithFallbacksStage.run(ctx, stubNext());
+    const outcome = await walk(ctx);
     expect(adapter.calls[0]!.request.serviceTier).toBeUndefined();
-    expect((ctx.outcome as { response: { serviceTier?: string } }).response.serviceTier).toBe("default");
+    expect(responseOf(outcome).serviceTier).toBe("default");
     expect(ctx.attempts[0]!.tier).toBe("default");
 
     const ultra = fakeAdapter();
     const u = setup([ultra]);
     u.request.serviceTier = "ultrafast";
     u.route = { candidates: u.candidates, tiers: new Map([[u.candidates[0]!, "priority"]]), excluded: [], cooling: new Set(), sticky: undefined };
-    await callWithFallbacksStage.run(u, stubNext());
+    await walk(u);
     expect(ultra.calls[0]!.request.serviceTier).toBe("priority");
     expect(u.request.serviceTier).toBe("ultrafast");
   });
@@ -282,7 +296,7 @@ describe("breaker and tiers", () => {
   test("the session is pinned to the provider that served it", async () => {
     const ctx = setup([fakeAdapter()]);
     ctx.route = { candidates: ctx.candidates, tiers: new Map(), excluded: [], cooling: new Set(), sticky: { key: "sticky-key", model: "acme/a", pinned: undefined } };
-    await callWithFallbacksStage.run(ctx, stubNext());
+    await walk(ctx);
     await Bun.sleep(0);
     expect(await ctx.deps.kv.get("sticky-key")).toBe("p0");
   });
@@ -292,13 +306,16 @@ describe("streamed", () => {
   test("the stream is handed on with our generation id on the start event", async () => {
     const adapter = fakeAdapter({ stream: events(textStream) });
     const ctx = setup([adapter], true);
-    await callWithFallbacksStage.run(ctx, stubNext());
+    const outcome = await walk(ctx);
     // A stream gets the helpers whose fetch suits a body read for minutes (the one-shot ones are Bun's fetch).
     expect(adapter.calls[0]!.helpers).toBe(ctx.deps.streamHelpers);
     expect(ctx.deps.streamHelpers).not.toBe(ctx.deps.helpers);
-    const out = await outcomeEvents(ctx);
+    const out = await eventsOf(outcome);
     expect(out[0]).toEqual({ type: "start", id: "gen-test", model: "acme/a", provider: "p0", created: 1 });
-    expect(out.slice(1)).toEqual(textStream.slice(1));
+    // The turn is metered at the endpoint that served it: the usage event carries its cost.
+    const cost = { total: 0.000005, input: 0.000003, output: 0.000002, upstream: null };
+    expect(out.slice(1)).toEqual(textStream.slice(1).map((e) => (e.type === "usage" ? { ...e, cost } : e)));
+    expect(ctx.spend.cost).toEqual(cost);
   });
 
   test("with debug.echo_upstream_body the first event is the body the adapter sent upstream", async () => {
@@ -314,8 +331,8 @@ describe("streamed", () => {
       true,
     );
     ctx.request.debug = { echoUpstreamBody: true };
-    await callWithFallbacksStage.run(ctx, stubNext());
-    expect(await outcomeEvents(ctx)).toEqual([
+    const outcome = await walk(ctx);
+    expect(await eventsOf(outcome)).toEqual([
       { type: "debug", upstreamBody: { model: "up-acme/a", stream: true } },
       { type: "finish", finish: { reason: "stop" } },
     ]);
@@ -331,8 +348,8 @@ describe("streamed", () => {
     const ctx = setup([fakeAdapter({ stream: () => Promise.reject(retryable()) }), fakeAdapter({ stream: events(errorFirst) }), fakeAdapter({ stream: events(failing) }), fourth], true);
     ctx.candidates[2] = endpointOf(modelConfig("acme/c"), providerConfig("p2", [modelConfig("acme/c")]), ctx.candidates[2]!.adapter);
     ctx.candidates[3] = endpointOf(modelConfig("acme/d"), providerConfig("p3", [modelConfig("acme/d")]), fourth);
-    await callWithFallbacksStage.run(ctx, stubNext());
-    expect(await outcomeEvents(ctx)).toEqual(failing);
+    const outcome = await walk(ctx);
+    expect(await eventsOf(outcome)).toEqual(failing);
     expect(ctx.served).toBe(ctx.candidates[2]);
     expect(ctx.attempts.map((a) => a.status)).toEqual([502, 502, 200]);
     expect(fourth.calls).toHaveLength(0);
@@ -347,13 +364,13 @@ describe("streamed", () => {
       },
     });
     const ctx = setup([hung, fakeAdapter({ stream: events(textStream) })], true, { firstByteTimeoutMs: 60 });
-    await callWithFallbacksStage.run(ctx, stubNext());
+    const outcome = await walk(ctx);
     expect(calls[0]!.aborted).toBe(true);
     expect(ctx.attempts.map((a) => [a.status, a.errorType])).toEqual([
       [408, "timeout"],
       [200, undefined],
     ]);
-    expect((await outcomeEvents(ctx)).map((e) => e.type)).toEqual(textStream.map((e) => e.type));
+    expect((await eventsOf(outcome)).map((e) => e.type)).toEqual(textStream.map((e) => e.type));
   });
 
   test("a stall after output ends the stream with an in-band 524 timeout and aborts the upstream", async () => {
@@ -365,19 +382,43 @@ describe("streamed", () => {
       },
     });
     const ctx = setup([stalls, fakeAdapter()], true, { idleTimeoutMs: 60 });
-    await callWithFallbacksStage.run(ctx, stubNext());
-    const out = await outcomeEvents(ctx);
+    const outcome = await walk(ctx);
+    const out = await eventsOf(outcome);
     const last = out.at(-1) as Extract<StreamEvent, { type: "error" }>;
     expect(out.map((e) => e.type)).toEqual(["start", "text-start", "text-delta", "error"]);
     expect([last.error.type, last.error.status]).toEqual(["timeout", 524]);
     expect(signal!.aborted).toBe(true);
   });
 
+  test("a client that goes away mid-stream stops the upstream; the turn is still metered, once", async () => {
+    let upstreamClosed = false;
+    const adapter = fakeAdapter({
+      stream: async () =>
+        (async function* () {
+          try {
+            yield* textStream;
+          } finally {
+            upstreamClosed = true;
+          }
+        })(),
+    });
+    const ctx = setup([adapter], true);
+    const outcome = (await walk(ctx)) as StreamOutcome;
+    const iterator = outcome.events[Symbol.asyncIterator]();
+    for (let i = 0; i < 4; i++) await iterator.next(); // start, text-start, text-delta, usage
+    await iterator.return?.();
+    await Bun.sleep(0); // the upstream is released off the client's path
+    expect(upstreamClosed).toBe(true);
+    expect([ctx.spend.settledTurns, ctx.spend.usage.output.total, ctx.spend.finish]).toEqual([1, 1, "aborted"]);
+    // Endpoint health and statistics are not blamed for the client going away.
+    expect(ctx.deps.routing.health.stateOf(profileOf(ctx.candidates[0]!).key)).toBe("closed");
+  });
+
   test("a slow reader is not an idle upstream: pauses between pulls do not trip the idle timeout", async () => {
     const ctx = setup([fakeAdapter({ stream: events(textStream) })], true, { idleTimeoutMs: 30 });
-    await callWithFallbacksStage.run(ctx, stubNext());
+    const outcome = await walk(ctx);
     const out: StreamEvent[] = [];
-    for await (const event of (ctx.outcome as { events: EventStream }).events) {
+    for await (const event of (outcome as StreamOutcome).events) {
       out.push(event);
       await Bun.sleep(60);
     }
@@ -399,7 +440,7 @@ describe("refusals", () => {
     const first = fakeAdapter({ generate: () => Promise.resolve(response({ finish: { reason: "refusal", raw: "refusal" } })) });
     const second = fakeAdapter();
     const ctx = setup([first, second]);
-    await callWithFallbacksStage.run(ctx, stubNext());
+    const outcome = await walk(ctx);
     expect(first.calls.length).toBe(1);
     expect(second.calls.length).toBe(1);
     expect(ctx.served?.model.id).toBe("acme/b");
@@ -410,9 +451,9 @@ describe("refusals", () => {
     const first = fakeAdapter({ stream: refusalStream });
     const second = fakeAdapter({ stream: () => Promise.resolve(replay<StreamEvent>([{ type: "text-delta", id: "t", delta: "hi" }, { type: "finish", finish: { reason: "stop" } }])) });
     const ctx = setup([first, second], true);
-    await callWithFallbacksStage.run(ctx, stubNext());
+    const outcome = await walk(ctx);
     expect(second.calls.length).toBe(1);
-    const events = ctx.outcome?.kind === "stream" ? await drain(ctx.outcome.events) : [];
+    const events = outcome.kind === "stream" ? await drain(outcome.events) : [];
     expect(events.some((e) => e.type === "refusal-delta")).toBe(false);
     expect(events.some((e) => e.type === "text-delta")).toBe(true);
   });
@@ -420,8 +461,49 @@ describe("refusals", () => {
   test("with no other model left, a refusal is returned as is", async () => {
     const refusing = fakeAdapter({ generate: () => Promise.resolve(response({ finish: { reason: "content_filter" } })) });
     const ctx = setup([refusing]);
-    await callWithFallbacksStage.run(ctx, stubNext());
+    const outcome = await walk(ctx);
     expect(ctx.served?.model.id).toBe("acme/a");
-    expect(ctx.outcome?.kind === "response" && ctx.outcome.response.finish.reason).toBe("content_filter");
+    expect(outcome.kind === "response" && outcome.response.finish.reason).toBe("content_filter");
+  });
+});
+
+describe("the turn's outcome", () => {
+  test("a whole response is metered at the endpoint that served it; the walk records that endpoint", async () => {
+    const ctx = setup([fakeAdapter({ generate: () => Promise.reject(retryable()) }), fakeAdapter({ generate: async () => response({ usage: usageOf(3, 1) }) })]);
+    const turn: Walk = { request: ctx.request, route: { candidates: ctx.candidates, state: plainRoute(ctx) }, served: undefined };
+    const outcome = await callWithFallbacks(ctx, turn);
+    expect(turn.served).toBe(ctx.candidates[1]);
+    // modelB's default prices: 1e-6 per prompt token, 2e-6 per completion token.
+    const cost = { total: 0.000005, input: 0.000003, output: 0.000002, upstream: null };
+    expect(responseOf(outcome).cost).toEqual(cost);
+    expect([ctx.spend.settledTurns, ctx.spend.cost, ctx.spend.usage.input.total, ctx.spend.finish, ctx.spend.status]).toEqual([1, cost, 3, "stop", 200]);
+  });
+
+  test("a stream still walking at the keep-alive point is handed on at once; its events follow when an endpoint serves", async () => {
+    const gate = Promise.withResolvers<never>();
+    const second = fakeAdapter({ stream: events(textStream) });
+    const ctx = setup([fakeAdapter({ stream: () => gate.promise }), second], true, {}, 20);
+    const outcome = await walk(ctx);
+    // Handed on while the first endpoint has not answered yet (the client gets the headers and keep-alives).
+    expect(outcome.kind).toBe("stream");
+    expect(second.calls).toHaveLength(0);
+    gate.reject(retryable());
+    const out = await eventsOf(outcome);
+    expect(out.map((e) => e.type)).toEqual(textStream.map((e) => e.type));
+    expect(ctx.served).toBe(ctx.candidates[1]);
+    // The walk's own stream was metered: the turn is in the spend once it ended.
+    expect([ctx.spend.settledTurns, ctx.spend.usage.output.total]).toEqual([1, 1]);
+  });
+
+  test("a walk that fails after the keep-alive point ends the stream with an in-band error, recorded as the turn's ending", async () => {
+    const gate = Promise.withResolvers<never>();
+    const ctx = setup([fakeAdapter({ stream: () => gate.promise })], true, {}, 20);
+    const outcome = await walk(ctx);
+    gate.reject(new GatewayError("context_length_exceeded", "too long"));
+    const out = await eventsOf(outcome);
+    expect(out).toHaveLength(1);
+    const only = out[0] as Extract<StreamEvent, { type: "error" }>;
+    expect([only.type, only.error.type, only.error.status]).toEqual(["error", "context_length_exceeded", 400]);
+    expect([ctx.spend.finish, ctx.spend.status, ctx.spend.errorType]).toEqual(["error", 400, "context_length_exceeded"]);
   });
 });

@@ -9,6 +9,7 @@ import { GatewayError, toGatewayError } from "../../errors.ts";
 import type { EventStream, StreamEvent } from "../../model/events.ts";
 import { watch } from "../../routing/watchdog.ts";
 import type { OpenedStream } from "./attempt.ts";
+import { Observers, type StreamOutcome } from "../outcome.ts";
 
 /** How a relayed stream ended (not reported when the client went away first). */
 export interface RelayEnd {
@@ -29,41 +30,10 @@ export interface RelayOptions {
   upstreamBody?: () => unknown;
 }
 
-/**
- * A synchronous per-event hook run inside the relay's own loop (one async generator per stream instead of one per
- * stage that needs to see the events). `event` may return a replacement; `fail` sees a thrown upstream failure
- * before it propagates; `end` runs exactly once when the relay finishes for any reason (done, error, client gone).
- */
-export interface StreamObserver {
-  event(event: StreamEvent): StreamEvent;
-  fail(thrown: unknown): void;
-  end(): void;
-}
-
-interface Observers {
-  list: StreamObserver[];
-  started: boolean;
-}
-
-const observersOf = new WeakMap<object, Observers>();
-
-/**
- * Attaches an observer to a relay stream that has not been read yet; false when `events` is something else (a
- * plugin's wrapper, a deferred walk) or already started: the caller then wraps the stream as before.
- */
-export function observe(events: EventStream, observer: StreamObserver): boolean {
-  const observers = observersOf.get(events);
-  if (!observers || observers.started) return false;
-  observers.list.push(observer);
-  return true;
-}
-
-/** The client-facing event stream of an opened upstream stream. */
-export function relay(opened: OpenedStream, options: RelayOptions): EventStream {
-  const observers: Observers = { list: [], started: false };
-  const stream = relayEvents(opened, options, observers);
-  observersOf.set(stream, observers);
-  return stream;
+/** The client-facing stream of an opened upstream stream; observers run inside the relay's own loop. */
+export function relay(opened: OpenedStream, options: RelayOptions): StreamOutcome {
+  const observers = new Observers();
+  return { kind: "stream", events: relayEvents(opened, options, observers), observe: (observer) => observers.add(observer) };
 }
 
 async function* relayEvents(opened: OpenedStream, options: RelayOptions, observers: Observers): EventStream {

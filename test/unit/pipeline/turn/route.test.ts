@@ -1,11 +1,11 @@
-/** core/pipeline/stages/routing.ts */
+/** core/pipeline/turn/route.ts: the routing step of a model turn. */
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
-import { routingStage } from "../../../../core/pipeline/stages/routing.ts";
+import { routeTurn } from "../../../../core/pipeline/turn/route.ts";
 import { Catalog } from "../../../../core/routing/catalog.ts";
 import { profileOf } from "../../../../core/routing/profile.ts";
 import { stickyKey } from "../../../../core/routing/sticky.ts";
-import { canonicalRequest, endpointOf, modelConfig, providerConfig, stubNext, testContext, testDeps } from "../helpers.ts";
+import { canonicalRequest, endpointOf, modelConfig, providerConfig, testContext, testDeps } from "../helpers.ts";
 
 function catalogWith(): Catalog {
   const catalog = new Catalog();
@@ -20,74 +20,73 @@ function catalogWith(): Catalog {
 
 const route = (ctx: ReturnType<typeof testContext>) => ctx.candidates.map((c) => `${c.model.id}@${c.provider.id}`);
 
-describe("routing stage", () => {
+describe("routeTurn", () => {
   test("lists the model's endpoints cheapest first, then the fallback models' endpoints", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ model: "acme/a", models: ["acme/b"] }) });
-    const next = stubNext();
-    await routingStage.run(ctx, next);
+    const routed = await routeTurn(ctx, ctx.request);
     expect(route(ctx)).toEqual(["acme/a@cheap", "acme/a@pricey", "acme/b@pricey"]);
+    expect(routed.candidates).toBe(ctx.candidates);
+    expect(routed.state).toBe(ctx.route!);
     expect(ctx.log.model).toBe("acme/a");
-    expect(next.calls).toBe(1);
     expect(ctx.request.warnings).toEqual([]);
   });
 
   test("a model named twice is routed once", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ model: "acme/b", models: ["acme/b"] }) });
-    await routingStage.run(ctx, stubNext());
+    await routeTurn(ctx, ctx.request);
     expect(route(ctx)).toEqual(["acme/b@pricey"]);
   });
 
   test("works with only `models` (no model)", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ model: undefined, models: ["acme/b", "acme/a"] }) });
-    await routingStage.run(ctx, stubNext());
+    await routeTurn(ctx, ctx.request);
     expect(route(ctx)).toEqual(["acme/b@pricey", "acme/a@cheap", "acme/a@pricey"]);
     expect(ctx.log.model).toBe("acme/b");
   });
 
   test("unknown fallback models are skipped with a warning", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ model: "nope/x", models: ["acme/b"] }) });
-    await routingStage.run(ctx, stubNext());
+    await routeTurn(ctx, ctx.request);
     expect(route(ctx)).toEqual(["acme/b@pricey"]);
     expect(ctx.request.warnings).toEqual([{ code: "unknown_model", field: "models", message: "Skipped unknown models: nope/x" }]);
   });
 
   test("no known model is a 400 naming the models, with availability metadata", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ model: "nope/x", models: ["nope/y"] }) });
-    const next = stubNext();
-    const error = (await routingStage.run(ctx, next).catch((e: unknown) => e)) as GatewayError;
+    const error = (await routeTurn(ctx, ctx.request).catch((e: unknown) => e)) as GatewayError;
     expect(error).toBeInstanceOf(GatewayError);
     expect([error.status, error.type]).toEqual([400, "invalid_request"]);
     expect(error.message).toBe('Model "nope/x", "nope/y" is not available on this gateway');
     expect(error.metadata).toEqual({ availability: { code: "model_not_found", retryable: false, requested_models: ["nope/x", "nope/y"] } });
-    expect(next.calls).toBe(0);
+    expect(ctx.candidates).toEqual([]);
   });
 
   test("no model at all is a 400", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ model: undefined, models: [""] }) });
-    await expect(routingStage.run(ctx, stubNext())).rejects.toThrow("model is required");
+    await expect(routeTurn(ctx, ctx.request)).rejects.toThrow("model is required");
   });
 
   test("routing does not reorder the catalog's own endpoint list", async () => {
     const catalog = catalogWith();
     const before = catalog.get("acme/a")!.endpoints.map((e) => e.provider.id);
-    await routingStage.run(testContext({ deps: testDeps({ catalog }) }), stubNext());
+    const ctx = testContext({ deps: testDeps({ catalog }) });
+    await routeTurn(ctx, ctx.request);
     expect(catalog.get("acme/a")!.endpoints.map((e) => e.provider.id)).toEqual(before);
   });
 });
 
-describe("routing stage: preferences, stickiness and the route state", () => {
+describe("routeTurn: preferences, stickiness and the route state", () => {
   test("an unknown provider preference is a 400 naming it, before anything is planned", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ provider: { sort: "price", fastest: true } }) });
-    const next = stubNext();
-    const error = (await routingStage.run(ctx, next).catch((e: unknown) => e)) as GatewayError;
+    const error = (await routeTurn(ctx, ctx.request).catch((e: unknown) => e)) as GatewayError;
     expect([error.status, error.type]).toEqual([400, "invalid_request"]);
     expect(error.message).toContain("provider");
-    expect(next.calls).toBe(0);
+    expect(ctx.candidates).toEqual([]);
   });
 
   test("preferences shape the candidates and the exclusions are kept for service_metadata", async () => {
     const ctx = testContext({ deps: testDeps({ catalog: catalogWith() }), request: canonicalRequest({ provider: { ignore: ["cheap"] } }) });
-    await routingStage.run(ctx, stubNext());
+    await routeTurn(ctx, ctx.request);
     expect(route(ctx)).toEqual(["acme/a@pricey"]);
     expect(ctx.route?.excluded.map((e) => [e.endpoint.provider.id, e.reason])).toEqual([["cheap", "provider.ignore"]]);
   });
@@ -96,7 +95,7 @@ describe("routing stage: preferences, stickiness and the route state", () => {
     const deps = testDeps({ catalog: catalogWith() });
     await deps.kv.set(stickyKey("a".repeat(64), "acme/a", "sess-1"), "pricey");
     const ctx = testContext({ deps, request: canonicalRequest({ sessionId: "sess-1" }) });
-    await routingStage.run(ctx, stubNext());
+    await routeTurn(ctx, ctx.request);
     expect(route(ctx)).toEqual(["acme/a@pricey", "acme/a@cheap"]);
     expect(ctx.route?.sticky).toEqual({ key: stickyKey("a".repeat(64), "acme/a", "sess-1"), model: "acme/a", pinned: "pricey" });
   });
@@ -109,7 +108,7 @@ describe("routing stage: preferences, stickiness and the route state", () => {
       deps.clock.advance(1_000);
     }
     const ctx = testContext({ deps });
-    await routingStage.run(ctx, stubNext());
+    await routeTurn(ctx, ctx.request);
     expect(route(ctx)).toEqual(["acme/a@cheap", "acme/a@pricey"]);
     expect(ctx.route?.cooling.size).toBe(2);
   });

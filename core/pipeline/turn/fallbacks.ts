@@ -1,10 +1,10 @@
 /**
- * call-with-fallbacks: walks the routing candidates in order. A failed attempt is retried on the same endpoint when
+ * call-with-fallbacks (the last step of a model turn): walks the routing candidates in order. A failed attempt is retried on the same endpoint when
  * the failure is transient (after Retry-After or a full-jitter backoff), else the next endpoint is tried; no new
  * attempt or pause starts after the retry deadline. Endpoints whose breaker opened meanwhile are skipped (routing
  * already put the ones open before it started last, as a last resort); a half-open one is probed by one request at
- * a time. Once a stream is handed on, nothing is retried: `await next()` sits outside every try, so a failure of a
- * later stage is never mistaken for an upstream one.
+ * a time. Once a stream is handed on, nothing is retried, and nothing after the walk can be mistaken for an upstream
+ * failure: the walk only ever sees its own attempts.
  */
 import { routingOf, type RoutingConfig } from "../../config/routing-limits.ts";
 import { GatewayError, isGatewayError, toGatewayError } from "../../errors.ts";
@@ -16,55 +16,60 @@ import type { Endpoint } from "../../routing/catalog.ts";
 import { profileOf } from "../../routing/profile.ts";
 import { pinProvider } from "../../routing/sticky.ts";
 import type { EventStream } from "../../model/events.ts";
-import type { Attempt, Outcome, RequestContext } from "../context.ts";
-import type { Stage } from "../stage.ts";
-import { attemptOnce, type AttemptOutcome } from "../upstream/attempt.ts";
-import { relay } from "../upstream/relay.ts";
-import { retryDelay } from "../upstream/retry-policy.ts";
+import type { Attempt, RequestContext, RouteState } from "../context.ts";
+import { responseOutcome, streamOutcome, type Outcome } from "../outcome.ts";
+import { attemptOnce, type AttemptOutcome } from "./attempt.ts";
+import { meterResponse, meterStream } from "./meter.ts";
+import { relay } from "./relay.ts";
+import { retryDelay } from "./retry-policy.ts";
+import type { TurnRoute } from "./route.ts";
 
 type Failure = { attempt: Attempt; error: GatewayError };
 
 /** What trying one endpoint came to: an outcome to hand on, or move on to the next endpoint, or stop walking. */
 type EndpointResult = { outcome: AttemptOutcome; upstreamBody: (() => unknown) | undefined; warnings: Warning[] } | "next" | "stop";
 
-export const callWithFallbacksStage: Stage = {
-  name: "call-with-fallbacks",
-  async run(ctx, next) {
-    const walking = walk(ctx);
-    if (!ctx.request.stream) {
-      ctx.outcome = await walking;
-    } else {
-      // A stream waits for its first output with full fallback and a normal error status — but only up to the
-      // keep-alive interval. After that the 200 and SSE headers go out so the client gets keep-alive frames while
-      // the walk (fallbacks included: no content has been sent) goes on; a final failure then arrives in-band.
-      // Marked handled: when the walk outlives this race its failure is delivered by `deferred`, not here.
-      walking.catch(() => undefined);
-      const commit = delay(ctx.deps.config.keepAliveMs, ctx.signal);
-      const first = await Promise.race([walking.then((outcome) => ({ outcome })), commit.promise]).finally(commit.cancel);
-      ctx.outcome = first ? first.outcome : { kind: "stream", events: deferred(walking) };
-    }
-    // Outside every try: a failure of a later stage is not an upstream failure and must never trigger a fallback.
-    return next();
-  },
-};
+/** One turn's walk: the request it sends, the route it walks, and (once known) the endpoint that served it. */
+export interface Walk {
+  readonly request: CanonicalRequest;
+  readonly route: TurnRoute;
+  served: Endpoint | undefined;
+}
+
+/**
+ * Calls the route's candidates with retries and fallbacks; resolves with the turn's outcome or rejects with the
+ * final error. The outcome is metered (meter.ts) before it is handed on.
+ */
+export async function callWithFallbacks(ctx: RequestContext, turn: Walk): Promise<Outcome> {
+  const walking = walk(ctx, turn);
+  if (!turn.request.stream) return walking;
+  // A stream waits for its first output with full fallback and a normal error status — but only up to the
+  // keep-alive interval. After that the 200 and SSE headers go out so the client gets keep-alive frames while
+  // the walk (fallbacks included: no content has been sent) goes on; a final failure then arrives in-band.
+  // Marked handled: when the walk outlives this race its failure is delivered by `deferred`, not here.
+  walking.catch(() => undefined);
+  const commit = delay(ctx.deps.config.keepAliveMs, ctx.signal);
+  const first = await Promise.race([walking.then((outcome) => ({ outcome })), commit.promise]).finally(commit.cancel);
+  return first ? first.outcome : streamOutcome(deferred(ctx, walking));
+}
 
 /** Tries the candidates in order; resolves with the outcome to hand on, or rejects with the final error. */
-async function walk(ctx: RequestContext): Promise<Outcome> {
+async function walk(ctx: RequestContext, turn: Walk): Promise<Outcome> {
   const settings = routingOf(ctx.deps.config);
   const { health } = ctx.deps.routing;
   const failures: Failure[] = [];
-  const candidates = ctx.candidates;
+  const { candidates, state: route } = turn.route;
   for (let index = 0; index < candidates.length; index++) {
     const endpoint = candidates[index]!;
     const key = profileOf(endpoint).key;
     const state = health.stateOf(key);
     const last = index === candidates.length - 1;
     // Opened during this walk (routing put endpoints that were already open last, as a last resort).
-    if (state === "open" && !last && !ctx.route?.cooling.has(endpoint)) continue;
+    if (state === "open" && !last && !route.cooling.has(endpoint)) continue;
     // Half-open: one request at a time probes it; the others try elsewhere while they can.
     if (state === "half-open" && !last && !(await health.acquireProbe(key, settings.firstByteTimeoutMs))) continue;
-    const tier = ctx.route?.tiers.get(endpoint);
-    const result = await tryEndpoint(ctx, endpoint, tier, settings, failures);
+    const tier = route.tiers.get(endpoint);
+    const result = await tryEndpoint(ctx, turn.request, endpoint, tier, settings, failures);
     if (result === "stop") break;
     if (result === "next") continue;
     // Spec "Messages request": fallback models are tried when the primary fails *or refuses*. A refusal known
@@ -76,11 +81,12 @@ async function walk(ctx: RequestContext): Promise<Outcome> {
       index = nextModel - 1;
       continue;
     }
+    turn.served = endpoint;
     ctx.served = endpoint;
     ctx.log.provider = endpoint.provider.id;
     // The served attempt's warnings replace the shared list (same array, so a stream's later warnings show too).
-    ctx.request.warnings = result.warnings;
-    return hand(ctx, endpoint, tier, result.outcome, result.upstreamBody);
+    turn.request.warnings = result.warnings;
+    return hand(ctx, turn, endpoint, tier, result.outcome, result.upstreamBody);
   }
   throw finalError(ctx, failures);
 }
@@ -95,13 +101,18 @@ function delay(ms: number, signal: AbortSignal): { promise: Promise<undefined>; 
   return { promise, cancel: () => clearTimeout(timer) };
 }
 
-/** The events of a walk still in progress; its failure becomes the stream's in-band terminal error. */
-async function* deferred(walking: Promise<Outcome>): EventStream {
+/**
+ * The events of a walk still in progress; its failure becomes the stream's in-band terminal error (and the turn's
+ * recorded ending). The stream the walk hands on was metered by the walk itself.
+ */
+async function* deferred(ctx: RequestContext, walking: Promise<Outcome>): EventStream {
   let outcome: Outcome;
   try {
     outcome = await walking;
   } catch (thrown) {
-    yield { type: "error", error: toGatewayError(thrown) };
+    const error = toGatewayError(thrown);
+    ctx.spend.failed(error.status, error.type);
+    yield { type: "error", error };
     return;
   }
   if (outcome.kind === "stream") yield* outcome.events;
@@ -133,19 +144,26 @@ function recordRefusal(ctx: RequestContext, endpoint: Endpoint, outcome: Attempt
 }
 
 /** Attempts one endpoint, retrying it while the failure is transient and the deadline allows. */
-async function tryEndpoint(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined, settings: RoutingConfig, failures: Failure[]): Promise<EndpointResult> {
+async function tryEndpoint(
+  ctx: RequestContext,
+  turnRequest: CanonicalRequest,
+  endpoint: Endpoint,
+  tier: string | undefined,
+  settings: RoutingConfig,
+  failures: Failure[],
+): Promise<EndpointResult> {
   const deadline = ctx.startedAt + settings.retryDeadlineMs;
-  const echo = ctx.request.stream && ctx.request.debug?.echoUpstreamBody === true;
+  const echo = turnRequest.stream && turnRequest.debug?.echoUpstreamBody === true;
   for (let retry = 0; ; retry++) {
     if (ctx.signal.aborted || (failures.length > 0 && ctx.deps.clock.now() >= deadline)) return "stop";
     const attempt: Attempt = { model: endpoint.model.id, providerId: endpoint.provider.id, startedAt: ctx.deps.clock.now(), ...(tier ? { tier } : {}) };
     ctx.attempts.push(attempt);
     let upstreamBody: unknown;
-    const request = requestFor(ctx.request, tier);
+    const request = requestFor(turnRequest, tier);
     try {
       const outcome = await attemptOnce(ctx, endpoint, {
         request,
-        timeoutMs: ctx.request.stream ? settings.firstByteTimeoutMs : settings.requestTimeoutMs,
+        timeoutMs: turnRequest.stream ? settings.firstByteTimeoutMs : settings.requestTimeoutMs,
         ...(echo ? { onUpstreamBody: (body: unknown) => void (upstreamBody = body) } : {}),
       });
       attempt.endedAt = ctx.deps.clock.now();
@@ -185,22 +203,22 @@ function requestFor(request: CanonicalRequest, tier: string | undefined): Canoni
 }
 
 /** The outcome the client gets, with health, statistics and stickiness wired to how it goes. */
-function hand(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined, outcome: AttemptOutcome, upstreamBody: (() => unknown) | undefined): Outcome {
+function hand(ctx: RequestContext, turn: Walk, endpoint: Endpoint, tier: string | undefined, outcome: AttemptOutcome, upstreamBody: (() => unknown) | undefined): Outcome {
   const { health, stats } = ctx.deps.routing;
   const key = profileOf(endpoint).key;
-  const reportTier = ctx.request.serviceTier !== undefined ? tier : undefined;
-  pin(ctx, endpoint);
+  const reportTier = turn.request.serviceTier !== undefined ? tier : undefined;
+  pin(ctx, turn.route.state, endpoint);
   if (outcome.kind === "response") {
     const seconds = (performance.now() - outcome.startedAt) / 1000;
     health.recordSuccess(key);
     stats.recordLatency(key, seconds);
     if (seconds > 0.001) stats.recordThroughput(key, outcome.response.usage.output.total / seconds);
-    return { kind: "response", response: stamp(ctx, endpoint, outcome.response, reportTier) };
+    const response = stamp(ctx, turn.request, endpoint, outcome.response, reportTier);
+    meterResponse(ctx, endpoint, response);
+    return responseOutcome(response);
   }
   const opened = outcome.stream;
-  return {
-    kind: "stream",
-    events: relay(opened, {
+  const relayed = relay(opened, {
       idleTimeoutMs: routingOf(ctx.deps.config).idleTimeoutMs,
       ...(upstreamBody ? { upstreamBody } : {}),
       stamp: (event) =>
@@ -217,22 +235,23 @@ function hand(ctx: RequestContext, endpoint: Endpoint, tier: string | undefined,
         const seconds = (endedAt - opened.firstOutputAt) / 1000;
         if (outputTokens > 0 && seconds > 0.001) stats.recordThroughput(key, outputTokens / seconds);
       },
-    }),
-  };
+  });
+  meterStream(ctx, endpoint, relayed);
+  return relayed;
 }
 
 /** The client sees the gateway's generation id, the model id it asked for and the tier actually used. */
-function stamp(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse, tier: string | undefined): CanonicalResponse {
+function stamp(ctx: RequestContext, request: CanonicalRequest, endpoint: Endpoint, response: CanonicalResponse, tier: string | undefined): CanonicalResponse {
   response.id = ctx.generationId;
   response.model = endpoint.model.id;
   if (tier !== undefined && response.serviceTier === undefined) response.serviceTier = tier;
-  response.warnings.push(...ctx.request.warnings);
+  response.warnings.push(...request.warnings);
   return response;
 }
 
 /** Pins (or refreshes) the session's provider; off the hot path, and a kv failure only costs stickiness. */
-function pin(ctx: RequestContext, endpoint: Endpoint): void {
-  const sticky = ctx.route?.sticky;
+function pin(ctx: RequestContext, route: RouteState, endpoint: Endpoint): void {
+  const sticky = route.sticky;
   if (!sticky || sticky.model !== endpoint.model.id) return;
   const ttl = routingOf(ctx.deps.config).stickyTtlMs;
   pinProvider(ctx.deps.kv, sticky.key, endpoint.provider.id, sticky.pinned, ttl).catch((err: unknown) =>

@@ -1,8 +1,9 @@
 /** The public shape of an API key (reference b9): money in USD, timestamps ISO 8601. */
 import type { ApiKeyRecord } from "../store/types.ts";
+import { roundUsd } from "../accounting/money.ts";
 
 export function keyView(record: ApiKeyRecord, pendingUsage: number): Record<string, unknown> {
-  const usage = round(record.usage + pendingUsage);
+  const usage = roundUsd(record.usage + pendingUsage);
   return {
     hash: record.hash,
     name: record.name,
@@ -10,7 +11,7 @@ export function keyView(record: ApiKeyRecord, pendingUsage: number): Record<stri
     disabled: record.disabled,
     is_management_key: record.isManagement,
     limit: record.limit,
-    limit_remaining: record.limit === null ? null : round(Math.max(0, record.limit - usage)),
+    limit_remaining: record.limit === null ? null : roundUsd(Math.max(0, record.limit - usage)),
     limit_reset: record.limitReset,
     usage,
     created_at: new Date(record.createdAt).toISOString(),
@@ -21,6 +22,3 @@ export function keyView(record: ApiKeyRecord, pendingUsage: number): Record<stri
   };
 }
 
-function round(value: number): number {
-  return Math.round(value * 1e12) / 1e12;
-}

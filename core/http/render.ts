@@ -1,0 +1,57 @@
+/**
+ * The HTTP edge's one renderer (ARCHITECTURE §7): a pipeline outcome in the client's wire format — JSON, or SSE
+ * relayed as it arrives — or a failure as the error envelope, with `X-Generation-Id`; and the one request log line.
+ */
+import { toGatewayError } from "../errors.ts";
+import type { EncodeContext } from "../formats/format.ts";
+import type { RequestContext } from "../pipeline/context.ts";
+import type { Outcome } from "../pipeline/outcome.ts";
+import { errorResponse, envelopeOf, jsonResponse } from "./envelope.ts";
+import { serviceMetadataOf } from "./service-metadata.ts";
+import { sseResponse } from "./sse.ts";
+
+/** Waits for the pipeline's outcome and renders it; a failure (also of an encoder) becomes the envelope. */
+export async function respond(ctx: RequestContext, running: Promise<Outcome>): Promise<Response> {
+  try {
+    return render(ctx, await running);
+  } catch (thrown) {
+    return renderError(ctx, thrown);
+  }
+}
+
+export function render(ctx: RequestContext, outcome: Outcome): Response {
+  const encodeCtx: EncodeContext = {
+    request: ctx.request,
+    generationId: ctx.generationId,
+    ...(ctx.metadataOptIn ? { serviceMetadata: () => serviceMetadataOf(ctx) } : {}),
+  };
+  const headers = { "x-generation-id": ctx.generationId };
+  if (outcome.kind === "response") {
+    const http = jsonResponse(ctx.format.encode(outcome.response, encodeCtx), 200, headers);
+    logRequest(ctx, 200);
+    return http;
+  }
+  return sseResponse(ctx.format.stream(outcome.events, encodeCtx), {
+    keepAliveMs: ctx.deps.config.keepAliveMs,
+    ...(ctx.format.keepAliveFrame ? { keepAliveFrame: ctx.format.keepAliveFrame } : {}),
+    headers,
+    onClose: () => logRequest(ctx, 200),
+  });
+}
+
+export function renderError(ctx: RequestContext, thrown: unknown): Response {
+  const error = toGatewayError(thrown);
+  if (error.status >= 500 && error.type === "server") ctx.deps.logger.error({ err: error.cause ?? error, id: ctx.generationId }, "request failed");
+  ctx.log.error_type = error.type;
+  const metadata = ctx.metadataOptIn && ctx.principal ? serviceMetadataOf(ctx) : null;
+  const http = errorResponse(error, envelopeOf(error, metadata), { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
+  logRequest(ctx, error.status);
+  return http;
+}
+
+function logRequest(ctx: RequestContext, status: number): void {
+  ctx.deps.logger.info(
+    { ...ctx.log, id: ctx.generationId, format: ctx.format.id, status, stream: ctx.request?.stream ?? false, latency_ms: ctx.deps.clock.now() - ctx.startedAt },
+    "request",
+  );
+}

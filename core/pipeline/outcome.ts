@@ -1,0 +1,82 @@
+/**
+ * What the pipeline and every model turn end in (ARCHITECTURE §4): a whole canonical response, or a live canonical
+ * event stream that owns its completion. Only the HTTP edge renders an outcome (JSON, SSE); the batch worker encodes
+ * its results from one; a failure is a thrown GatewayError, never an outcome.
+ */
+import type { EventStream, StreamEvent } from "../model/events.ts";
+import type { CanonicalResponse } from "../model/response.ts";
+
+export interface ResponseOutcome {
+  kind: "response";
+  response: CanonicalResponse;
+}
+
+/**
+ * A stream relayed as it arrives, never buffered. Whoever needs to see its events or its end (metering, accounting,
+ * credit holds) asks the stream itself with `observe`, before it is read: the observers run inside the stream's own
+ * loop (no extra generator per observer), and each one's `end` runs exactly once however the stream ends.
+ */
+export interface StreamOutcome {
+  kind: "stream";
+  events: EventStream;
+  observe(observer: StreamObserver): void;
+}
+
+export type Outcome = ResponseOutcome | StreamOutcome;
+
+/**
+ * A synchronous per-event hook. `event` may return a replacement; `fail` sees a thrown failure before it propagates;
+ * `end` runs once when the stream finishes for any reason (done, error, client gone).
+ */
+export interface StreamObserver {
+  event(event: StreamEvent): StreamEvent;
+  fail(thrown: unknown): void;
+  end(): void;
+}
+
+/** The observers of one stream, run in the order they were attached. */
+export class Observers {
+  readonly list: StreamObserver[] = [];
+  started = false;
+
+  add(observer: StreamObserver): void {
+    if (this.started) throw new Error("a stream's observers must be attached before it is read");
+    this.list.push(observer);
+  }
+}
+
+export function responseOutcome(response: CanonicalResponse): ResponseOutcome {
+  return { kind: "response", response };
+}
+
+/** A stream outcome over any event source; observers get their own loop around it. */
+export function streamOutcome(source: EventStream): StreamOutcome {
+  const observers = new Observers();
+  const events = observed(source, observers);
+  return { kind: "stream", events, observe: (observer) => observers.add(observer) };
+}
+
+/** A stream transformed by `transform` (a plugin's stream hook): what the outer observers see is the transformed one. */
+export function mapStream(outcome: StreamOutcome, transform: (events: EventStream) => EventStream): StreamOutcome {
+  return streamOutcome(transform(outcome.events));
+}
+
+async function* observed(source: EventStream, observers: Observers): EventStream {
+  observers.started = true;
+  const list = observers.list;
+  if (list.length === 0) {
+    yield* source;
+    return;
+  }
+  try {
+    for await (let event of source) {
+      for (const observer of list) event = observer.event(event);
+      yield event;
+    }
+  } catch (thrown) {
+    for (const observer of list) observer.fail(thrown);
+    throw thrown;
+  } finally {
+    for (const observer of list) observer.end();
+  }
+}

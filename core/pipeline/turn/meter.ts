@@ -1,0 +1,91 @@
+/**
+ * Meters one model turn: prices what the served endpoint reported, attaches `cost` to the response (or to the
+ * stream's usage events), and adds the turn to the request's spend when it is done — for a stream, when the stream
+ * ends however it ends (a client that goes away mid-stream still pays for what the upstream produced).
+ */
+import { costOf } from "../../accounting/pricing.ts";
+import { toGatewayError } from "../../errors.ts";
+import type { StreamEvent } from "../../model/events.ts";
+import type { CanonicalResponse, FinishReason } from "../../model/response.ts";
+import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
+import type { Endpoint } from "../../routing/catalog.ts";
+import type { RequestContext } from "../context.ts";
+import type { StreamObserver, StreamOutcome } from "../outcome.ts";
+
+export function priceFor(endpoint: Endpoint, usage: Usage, finish: FinishReason): Cost {
+  return costOf(usage, endpoint.model.pricing, finish === "error");
+}
+
+/** Prices a whole response and adds it to the request's spend. */
+export function meterResponse(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse): void {
+  const cost = priceFor(endpoint, response.usage, response.finish.reason);
+  response.cost = cost;
+  const spend = ctx.spend;
+  spend.addTurn(response.usage, cost);
+  spend.finish = response.finish.raw ?? response.finish.reason;
+  spend.status = response.error?.status ?? 200;
+  if (response.error) spend.errorType = response.error.type;
+}
+
+/** Meters a stream from inside its own loop. */
+export function meterStream(ctx: RequestContext, endpoint: Endpoint, outcome: StreamOutcome): void {
+  outcome.observe(new StreamMeter(ctx, endpoint));
+}
+
+/** Attaches cost to usage events and adds the turn to the spend once, when the stream ends. */
+class StreamMeter implements StreamObserver {
+  private usage = emptyUsage();
+  private finish: FinishReason | undefined;
+  private rawFinish: string | undefined;
+  private status = 200;
+  private errorType: string | undefined;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly endpoint: Endpoint,
+  ) {}
+
+  event(event: StreamEvent): StreamEvent {
+    const ctx = this.ctx;
+    if (ctx.firstTokenMs === undefined && isOutput(event)) ctx.firstTokenMs = ctx.deps.clock.now() - ctx.startedAt;
+    switch (event.type) {
+      case "usage":
+        this.usage = event.usage;
+        return { ...event, cost: priceFor(this.endpoint, event.usage, this.finish ?? "stop") };
+      case "finish":
+        this.finish = event.finish.reason;
+        this.rawFinish = event.finish.raw ?? event.finish.reason;
+        return event;
+      case "error":
+        this.failWith(event.error.status, event.error.type);
+        return event;
+      default:
+        return event;
+    }
+  }
+
+  /** A source that throws (rather than sending an `error` event) still failed: record it as such. */
+  fail(thrown: unknown): void {
+    const failure = toGatewayError(thrown);
+    this.failWith(failure.status, failure.type);
+  }
+
+  end(): void {
+    const spend = this.ctx.spend;
+    spend.addTurn(this.usage, priceFor(this.endpoint, this.usage, this.finish ?? "error"));
+    spend.finish = this.rawFinish ?? "aborted";
+    spend.status = this.status;
+    if (this.errorType !== undefined) spend.errorType = this.errorType;
+  }
+
+  private failWith(status: number, type: string): void {
+    this.finish = "error";
+    this.rawFinish = "error";
+    this.status = status;
+    this.errorType = type;
+  }
+}
+
+function isOutput(event: StreamEvent): boolean {
+  return event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta" || event.type === "tool-call-start";
+}

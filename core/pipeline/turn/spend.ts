@@ -1,0 +1,71 @@
+/**
+ * What one request spent: the usage and cost of every model turn it made (each priced at the endpoint that served
+ * it) plus the priced work plugins charged for. Turns add to it as they finish; accounting settles it once.
+ */
+import { roundUsd } from "../../accounting/money.ts";
+import { addUsage, emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
+
+/** Priced work a plugin did for the request (a web search, a moderation call), billed with it. */
+export interface Charge {
+  /** USD. */
+  amount: number;
+  description: string;
+  plugin: string;
+}
+
+export class Spend {
+  usage: Usage = emptyUsage();
+  cost: Cost = { total: 0, input: 0, output: 0, upstream: null };
+  readonly charges: Charge[] = [];
+  /** Turns started (the first is covered by the limits stage's reservation; later ones extend it). */
+  turns = 0;
+  /** Turns finished (their usage and cost are in `usage` and `cost`). */
+  settledTurns = 0;
+  /** How the latest finished turn ended, for the generation record. */
+  finish: string | undefined;
+  status = 200;
+  errorType: string | undefined;
+
+  /** Adds a finished turn. */
+  addTurn(usage: Usage, cost: Cost): void {
+    this.settledTurns++;
+    this.usage = this.settledTurns === 1 ? usage : addUsage(this.usage, usage);
+    this.cost = this.settledTurns === 1 ? cost : sumCosts(this.cost, cost);
+  }
+
+  /** Records a turn that failed without producing anything to bill. */
+  failed(status: number, errorType: string): void {
+    this.finish = "error";
+    this.status = status;
+    this.errorType = errorType;
+  }
+
+  /** USD plugins charged. */
+  charged(): number {
+    let sum = 0;
+    for (const charge of this.charges) sum += charge.amount;
+    return roundUsd(sum);
+  }
+
+  /** The request's cost so far: its finished turns, `live` (a turn still streaming), and the charges. */
+  totalCost(live?: Cost): Cost {
+    const charged = this.charged();
+    const base = this.settledTurns === 0 ? live : live ? sumCosts(this.cost, live) : this.cost;
+    if (!base) return { total: charged, input: 0, output: 0, upstream: null };
+    return charged === 0 ? base : { ...base, total: roundUsd(base.total + charged) };
+  }
+
+  /** True when what one turn reported is not the whole bill (several turns, or charges). */
+  isCompound(): boolean {
+    return this.settledTurns > 1 || this.turns > 1 || this.charges.length > 0;
+  }
+}
+
+function sumCosts(a: Cost, b: Cost): Cost {
+  return {
+    total: roundUsd(a.total + b.total),
+    input: roundUsd(a.input + b.input),
+    output: roundUsd(a.output + b.output),
+    upstream: a.upstream === null && b.upstream === null ? null : roundUsd((a.upstream ?? 0) + (b.upstream ?? 0)),
+  };
+}

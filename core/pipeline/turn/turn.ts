@@ -1,0 +1,48 @@
+/**
+ * THE model turn (ARCHITECTURE §4), the one way anything calls an upstream: the request pipeline's agent loop, the
+ * batch worker (through the pipeline), plugins and tests all come here. A turn routes its request (or reuses a
+ * decision), calls the candidates with fallbacks, translates and meters, and resolves with an outcome or rejects
+ * with a GatewayError. It is re-entrant: every active plugin's `around` hook wraps it and may call it zero, one or
+ * several times, concurrently too; each call holds its own credit and is billed.
+ */
+import type { CanonicalRequest } from "../../model/request.ts";
+import type { Turn, TurnOptions } from "../../registry/plugin.ts";
+import type { RequestContext } from "../context.ts";
+import type { Outcome } from "../outcome.ts";
+import type { ActivePlugin } from "../plugins/active.ts";
+import { holdForTurn } from "../stages/limits.ts";
+import { routeOf } from "./decision.ts";
+import { callWithFallbacks } from "./fallbacks.ts";
+import { routeTurn } from "./route.ts";
+
+/** Runs one turn of `request` through the active plugins' `around` hooks (outermost first), then the model. */
+export function runTurn(ctx: RequestContext, request: CanonicalRequest, options?: TurnOptions): Promise<Outcome> {
+  // No plugin wraps turns on most requests: no closures then.
+  if (!ctx.plugins.some(wrapsTurns)) return modelTurn(ctx, request, options);
+  return layer(ctx, ctx.plugins.filter(wrapsTurns), 0)(request, options);
+}
+
+function wrapsTurns(active: ActivePlugin): boolean {
+  return active.plugin.hooks.around !== undefined;
+}
+
+/** The turn as the plugin at `index` sees it: its own `around`, over the turn of the plugins after it. */
+function layer(ctx: RequestContext, wrapping: readonly ActivePlugin[], index: number): Turn {
+  const active = wrapping[index];
+  if (!active) return (request, options) => modelTurn(ctx, request, options);
+  const inner = layer(ctx, wrapping, index + 1);
+  // Options a caller gave (a reused route decision) reach the model turn unless an inner plugin passes its own.
+  return (request, options) => active.plugin.hooks.around!(active.contextFor(request), options ? (next, own) => inner(next, own ?? options) : inner);
+}
+
+/** Routes (or reuses the decision), holds credit for a turn after the first, then calls with fallbacks. */
+async function modelTurn(ctx: RequestContext, request: CanonicalRequest, options?: TurnOptions): Promise<Outcome> {
+  if (++ctx.spend.turns > 1) await holdForTurn(ctx, request);
+  const reused = options?.route ? routeOf(options.route) : undefined;
+  const route = reused ?? (await routeTurn(ctx, request));
+  if (reused) {
+    ctx.candidates = reused.candidates;
+    ctx.route = reused.state;
+  }
+  return callWithFallbacks(ctx, { request, route, served: undefined });
+}

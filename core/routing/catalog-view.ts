@@ -1,0 +1,62 @@
+/**
+ * The read-only view of the catalog that plugins get (ARCHITECTURE §4): models, their endpoints, prices, context
+ * lengths, and what this process measured of each endpoint (latency, throughput, breaker state). Plain data, built
+ * when asked for, never the internal objects (a plugin cannot reach provider credentials through it).
+ */
+import type { Pricing } from "../config/types.ts";
+import type { Catalog, Endpoint } from "./catalog.ts";
+import { profileOf } from "./profile.ts";
+import type { RoutingRuntime } from "./runtime.ts";
+import type { Percentiles } from "./stats.ts";
+
+/** One endpoint (a model at a provider), as plugins see it. */
+export interface EndpointView {
+  readonly model: string;
+  readonly provider: string;
+  readonly contextLength: number | undefined;
+  readonly maxOutputTokens: number | undefined;
+  /** USD per token (`request` per call). */
+  readonly pricing: Readonly<Pricing>;
+  /** Seconds to first output, over this process's recent calls; undefined before any. */
+  readonly latency: Percentiles | undefined;
+  /** Output tokens per second, over this process's recent calls. */
+  readonly throughput: Percentiles | undefined;
+  /** The endpoint's circuit breaker. */
+  readonly health: "closed" | "open" | "half-open";
+}
+
+export interface ModelView {
+  readonly id: string;
+  readonly endpoints: readonly EndpointView[];
+}
+
+export interface CatalogView {
+  models(): readonly ModelView[];
+  model(id: string): ModelView | undefined;
+}
+
+/** Builds the view of one process's catalog and routing state. */
+export function createCatalogView(catalog: Catalog, routing: RoutingRuntime): CatalogView {
+  const modelView = (id: string, endpoints: readonly Endpoint[]): ModelView => ({ id, endpoints: endpoints.map((e) => endpointView(e, routing)) });
+  return Object.freeze({
+    models: () => catalog.list().map((m) => modelView(m.id, m.endpoints)),
+    model: (id: string) => {
+      const found = catalog.get(id);
+      return found ? modelView(found.id, found.endpoints) : undefined;
+    },
+  });
+}
+
+export function endpointView(endpoint: Endpoint, routing: RoutingRuntime): EndpointView {
+  const key = profileOf(endpoint).key;
+  return Object.freeze({
+    model: endpoint.model.id,
+    provider: endpoint.provider.id,
+    contextLength: endpoint.model.contextLength,
+    maxOutputTokens: endpoint.model.maxOutputTokens,
+    pricing: Object.freeze({ ...endpoint.model.pricing }),
+    latency: routing.stats.latency(key),
+    throughput: routing.stats.throughput(key),
+    health: routing.health.stateOf(key),
+  });
+}

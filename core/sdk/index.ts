@@ -1,0 +1,66 @@
+/**
+ * The public SDK entry (`inference-gateway/sdk`): what a third-party plugin, server tool or provider adapter may
+ * import. Types with `import type`; the runtime values here are pure (the `define*` helpers brand a module with a
+ * global `Symbol.for` tag, so a copy of this file inside another package still makes modules the gateway accepts;
+ * the outcome helpers build plain objects). Everything else a module needs at run time (errors, logger, fetch, kv)
+ * arrives on its context's `helpers`, never by importing our internals.
+ */
+export { defineProvider, definePlugin, defineTool, MODULE_API_VERSION } from "../registry/define.ts";
+export type { Brand, ModuleBase, ModuleKind } from "../registry/define.ts";
+
+// Module contracts.
+export type {
+  PluginContext,
+  PluginHooks,
+  PluginModule,
+  RouteCandidate,
+  RouteDecision,
+  Turn,
+  TurnOptions,
+} from "../registry/plugin.ts";
+export type { ToolModule, ToolRunContext } from "../registry/tool.ts";
+export type { ProviderAdapter, ProviderCall, UpstreamTarget } from "../registry/provider.ts";
+export type { FetchFunction, ModuleHelpers } from "../registry/helpers.ts";
+export type { CatalogView, EndpointView, ModelView } from "../routing/catalog-view.ts";
+export type { Percentiles } from "../routing/stats.ts";
+export type { Pricing } from "../config/types.ts";
+export type { Kv } from "../kv/kv.ts";
+
+// Outcomes: what a turn and a plugin's `around` hook resolve with.
+export { mapStream, responseOutcome, streamOutcome } from "../pipeline/outcome.ts";
+export type { Outcome, ResponseOutcome, StreamObserver, StreamOutcome } from "../pipeline/outcome.ts";
+
+// The canonical model.
+export { collect } from "../model/collect.ts";
+export type { EventStream, StreamEvent } from "../model/events.ts";
+export type {
+  CacheMark,
+  FilePart,
+  ImagePart,
+  Message,
+  Part,
+  ReasoningPart,
+  RefusalPart,
+  Role,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from "../model/parts.ts";
+export type {
+  CanonicalRequest,
+  InboundFormat,
+  OutputFormat,
+  PluginRequest,
+  ReasoningSettings,
+  SamplingSettings,
+  ServiceTier,
+  StopCondition,
+  Tool,
+  ToolChoice,
+} from "../model/request.ts";
+export type { CanonicalResponse, Finish, FinishReason, ResponseError } from "../model/response.ts";
+export type { Cost, Usage } from "../model/usage.ts";
+export type { Warning } from "../model/warnings.ts";
+
+// Errors: build them with `helpers.error(...)` (a GatewayError the pipeline recognises whatever copy you have).
+export type { ErrorType, GatewayError, GatewayErrorInit } from "../errors.ts";

@@ -1,0 +1,134 @@
+/**
+ * The `around` plugin hook through HTTP (issue 11), with a plugin that imports only the public SDK entry
+ * (test/fixtures/extensions/turn-wrapper.ts): it retries a turn with a changed request, fans one out to two models
+ * and combines the answers, reads the chosen endpoint's context length, charges for priced work (shown in
+ * `usage.cost` and billed to the key), and sees the client go away through its abort signal. Every turn is billed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { observed } from "../fixtures/extensions/turn-wrapper.ts";
+import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
+
+let gw: TestGateway;
+beforeAll(async () => void (gw = await startTestGateway({ file: { extensions: ["./test/fixtures/extensions/turn-wrapper.ts"] } })));
+afterAll(() => gw.close());
+
+interface ChatResult {
+  model: string;
+  choices: Array<{ message: { content: string } }>;
+  usage: { prompt_tokens: number; completion_tokens: number; cost: number };
+  service_metadata?: { attempts: Array<{ model: string; status: number }>; pipeline?: Array<Record<string, unknown>> };
+}
+
+const ask = (content: string, extra: Record<string, unknown> = {}) => ({ model: "simulator/small", messages: [{ role: "user", content }], ...extra });
+
+async function chat(body: Record<string, unknown>, key?: string): Promise<{ status: number; json: ChatResult }> {
+  const res = await gw.request("/chat/completions", { method: "POST", json: body, headers: { "x-service-metadata": "enabled" }, ...(key ? { key } : {}) });
+  return { status: res.status, json: (await res.json()) as ChatResult };
+}
+
+/** What the same question costs on one model, asked without the plugin. */
+async function plainCost(model: string, content: string): Promise<number> {
+  const { json } = await chat(ask(content, { model }));
+  expect(json.usage.cost).toBeGreaterThan(0);
+  return json.usage.cost;
+}
+
+describe("around: one plugin, several turns", () => {
+  test("retries a turn once with a changed request: the client gets the second answer and pays for both turns", async () => {
+    const question = "retry me please";
+    const expected = (await plainCost("simulator/small", question)) + (await plainCost("simulator/large", question));
+    const { status, json } = await chat(ask(question, { plugins: [{ id: "turn-wrapper", mode: "retry", model: "simulator/large" }] }));
+    expect(status).toBe(200);
+    expect(json.model).toBe("simulator/large");
+    expect(json.service_metadata?.attempts.map((a) => a.model)).toEqual(["simulator/small", "simulator/large"]);
+    expect(json.usage.cost).toBeCloseTo(expected, 12);
+    expect(json.service_metadata?.pipeline).toEqual([{ type: "plugin", name: "turn-wrapper", summary: 'retried after "simulator/small"' }]);
+  });
+
+  test("a retried turn may stream: the final usage chunk carries the cost of both turns", async () => {
+    const question = "retry me as a stream";
+    const expected = (await plainCost("simulator/small", question)) + (await plainCost("simulator/large", question));
+    const res = await gw.request("/chat/completions", {
+      method: "POST",
+      json: ask(question, { stream: true, stream_options: { include_usage: true }, plugins: [{ id: "turn-wrapper", mode: "retry", model: "simulator/large" }] }),
+    });
+    expect(res.status).toBe(200);
+    const chunks = (await res.text())
+      .split("\n\n")
+      .filter((f) => f.startsWith("data: {"))
+      .map((f) => JSON.parse(f.slice(6)) as { model: string; usage?: { cost?: number } });
+    expect(chunks[0]!.model).toBe("simulator/large");
+    const usage = chunks.findLast((c) => c.usage !== undefined)?.usage;
+    expect(usage?.cost).toBeCloseTo(expected, 12);
+  });
+
+  test("fans a turn out to two models and returns one combined answer, billed for both", async () => {
+    const question = "fan me out";
+    const small = await chat(ask(question));
+    const large = await chat(ask(question, { model: "simulator/large" }));
+    const { status, json } = await chat(ask(question, { plugins: [{ id: "turn-wrapper", mode: "fanout", models: ["simulator/small", "simulator/large"] }] }));
+    expect(status).toBe(200);
+    expect(json.choices[0]!.message.content).toBe(
+      `[simulator/small] ${small.json.choices[0]!.message.content}\n[simulator/large] ${large.json.choices[0]!.message.content}`,
+    );
+    expect(json.usage.completion_tokens).toBe(small.json.usage.completion_tokens + large.json.usage.completion_tokens);
+    expect(json.usage.cost).toBeCloseTo(small.json.usage.cost + large.json.usage.cost, 12);
+    expect(json.service_metadata?.attempts).toHaveLength(2);
+  });
+
+  test("reads the chosen endpoint's context length before the call, then calls exactly that decision", async () => {
+    for (const [model, length] of [["simulator/small", 32768], ["simulator/large", 200000]] as const) {
+      const { status, json } = await chat(ask("how long is my context?", { model, plugins: [{ id: "turn-wrapper", mode: "context" }] }));
+      expect(status).toBe(200);
+      expect(json.model).toBe(model);
+      expect(json.service_metadata?.pipeline).toEqual([{ type: "plugin", name: "turn-wrapper", endpoint: `${model}@simulator`, context_length: length }]);
+      expect(json.service_metadata?.attempts).toHaveLength(1);
+    }
+  });
+});
+
+describe("around: charges", () => {
+  test("a charge shows in usage.cost and in what the key is billed", async () => {
+    const question = "charge me";
+    const base = await plainCost("simulator/small", question);
+    const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "charged" } });
+    const { key, data } = (await created.json()) as { key: string; data: { hash: string } };
+    const { status, json } = await chat(ask(question, { plugins: [{ id: "turn-wrapper", mode: "charge", amount: 0.25 }] }), key);
+    expect(status).toBe(200);
+    expect(json.usage.cost).toBeCloseTo(base + 0.25, 12);
+    const view = await gw.request("/key", { key });
+    const usage = ((await view.json()) as { data: { usage: number } }).data.usage;
+    expect(usage).toBeCloseTo(base + 0.25, 12);
+    expect(data.hash).toHaveLength(64);
+  });
+
+  test("a charge the key's limit cannot hold is a 402 before any upstream call, and nothing is billed", async () => {
+    const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "small limit", limit: 0.01 } });
+    const { key } = (await created.json()) as { key: string };
+    const res = await gw.request("/chat/completions", {
+      method: "POST",
+      key,
+      headers: { "x-service-metadata": "enabled" },
+      json: ask("too expensive", { plugins: [{ id: "turn-wrapper", mode: "charge", amount: 0.25 }] }),
+    });
+    expect(res.status).toBe(402);
+    const envelope = (await res.json()) as { error: { metadata: { error_type: string; plugin: string } }; service_metadata: { attempts: unknown[] } };
+    expect(envelope.error.metadata).toMatchObject({ error_type: "payment_required", plugin: "turn-wrapper" });
+    expect(envelope.service_metadata.attempts).toEqual([]);
+    const view = await gw.request("/key", { key });
+    expect(((await view.json()) as { data: { usage: number } }).data.usage).toBe(0);
+  });
+});
+
+describe("around: the client goes away", () => {
+  test("the plugin's abort signal fires when the client disconnects", async () => {
+    const client = new AbortController();
+    const sent = gw
+      .request("/chat/completions", { method: "POST", json: ask("wait for me", { plugins: [{ id: "turn-wrapper", mode: "abort" }] }), signal: client.signal })
+      .catch((error: unknown) => error);
+    await Bun.sleep(200);
+    client.abort();
+    expect(await observed.aborted.promise).toBe(true);
+    expect(await sent).toBeInstanceOf(Error);
+  });
+});
