@@ -12,6 +12,7 @@ import { collect } from "../model/collect.ts";
 import type { RequestContext } from "../pipeline/context.ts";
 import { newContext } from "../pipeline/new-context.ts";
 import { runPipeline } from "../pipeline/pipeline.ts";
+import { logRequest } from "../pipeline/request-log.ts";
 import type { BatchItemRecord, BatchRecord, ItemEnding } from "../store/types/batches.ts";
 import { discountedCost } from "./discount.ts";
 import { formatOfEndpoint } from "./endpoints.ts";
@@ -53,15 +54,21 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
     // Batch bodies are non-streaming, so a stream outcome is only ever collected here.
     const response = outcome.kind === "response" ? outcome.response : await collect(outcome.events);
     if (signal.aborted) return { status: "aborted" };
-    if (response.error) return failed(resultError(response.error.status, response.error.type, response.error.message, paramOf(response.error.metadata)));
+    if (response.error) {
+      logRequest(ctx, response.error.status);
+      return failed(resultError(response.error.status, response.error.type, response.error.message, paramOf(response.error.metadata)));
+    }
     if (response.cost) response.cost = discountedCost(response.cost, discount);
     // Spec: a result's `response.body` is a chat-completions result body, whatever the batch endpoint.
     const body = chatFormat.encode(response, { request: ctx.request, generationId: ctx.generationId });
+    logRequest(ctx, 200);
     return { status: "completed", result: { body, request_id: ctx.generationId, status_code: 200 } };
   } catch (thrown) {
     if (signal.aborted) return { status: "aborted" };
     const error = toGatewayError(thrown);
     if (error.status >= 500 && error.type === "server") runDeps.logger.error({ err: error.cause ?? error, batch: batch.id, item: item.id }, "batch item failed");
+    ctx.log.error_type = error.type;
+    logRequest(ctx, error.status);
     // The same envelope the HTTP edge would send (a 500 hides its internals), as a result entry.
     const { code, message, metadata } = envelopeOf(error).error;
     return failed(resultError(code, error.type, message, paramOf(metadata)));

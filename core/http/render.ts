@@ -1,6 +1,6 @@
 /**
  * The HTTP edge's one renderer (ARCHITECTURE §7): a pipeline outcome in the client's wire format — JSON, or SSE
- * relayed as it arrives — or a failure as the error envelope, with `X-Generation-Id`; and the one request log line.
+ * relayed as it arrives — or a failure as the error envelope, with `X-Generation-Id`; and writes the request log line.
  */
 import { toGatewayError } from "../errors.ts";
 import type { EncodeContext } from "../formats/format.ts";
@@ -9,6 +9,7 @@ import type { Outcome } from "../pipeline/outcome.ts";
 import { errorResponse, envelopeOf, jsonResponse } from "./envelope.ts";
 import { serviceMetadataOf } from "./service-metadata.ts";
 import { sseResponse } from "./sse.ts";
+import { logRequest } from "../pipeline/request-log.ts";
 
 /** Waits for the pipeline's outcome and renders it; a failure (also of an encoder) becomes the envelope. */
 export async function respond(ctx: RequestContext, running: Promise<Outcome>): Promise<Response> {
@@ -47,11 +48,4 @@ export function renderError(ctx: RequestContext, thrown: unknown): Response {
   const http = errorResponse(error, envelopeOf(error, metadata), { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
   logRequest(ctx, error.status);
   return http;
-}
-
-function logRequest(ctx: RequestContext, status: number): void {
-  ctx.deps.logger.info(
-    { ...ctx.log, id: ctx.generationId, format: ctx.format.id, status, stream: ctx.request?.stream ?? false, latency_ms: ctx.deps.clock.now() - ctx.startedAt },
-    "request",
-  );
 }
