@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { ExtensionRef } from "../config/types.ts";
 import { checkModuleOptions } from "./options.ts";
 import { ModuleError, type Registry } from "./registry.ts";
+import { registerSharedModules } from "./shared-modules.ts";
 
 /** Imports and registers each extension; plugin/tool options become that module's defaults. */
 export async function loadExtensions(
@@ -11,6 +12,7 @@ export async function loadExtensions(
   configDir: string,
   pluginDefaults: Record<string, Record<string, unknown>>,
 ): Promise<void> {
+  if (refs.length > 0) registerSharedModules();
   for (const ref of refs) {
     const source = `extension "${ref.module}"`;
     const specifier = ref.module.startsWith(".") || isAbsolute(ref.module) ? resolve(configDir, ref.module) : ref.module;

@@ -1,6 +1,6 @@
 /** `bun build --compile` gives one working binary: build it, start it, send it a real request. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -32,16 +32,20 @@ async function listeningUrl(stdout: ReadableStream<Uint8Array>, ms: number): Pro
 
 describe("single binary", () => {
   test(
-    "builds, starts on embedded defaults and serves chat completions",
+    "builds, starts on embedded defaults, serves chat completions, and runs a plugin loaded from outside the checkout",
     async () => {
       const outfile = join(dir, "gateway");
       const build = Bun.spawnSync(["bun", "build", "--compile", "server.ts", "--outfile", outfile], { cwd: root, stdout: "pipe", stderr: "pipe" });
       expect(build.exitCode, build.stderr.toString()).toBe(0);
       // Run from an empty directory: the binary must not need the source tree. PORT=0: the system picks a free
       // port (a fixed random one can collide with the suite's own loopback connections); the log line names it.
+      // The example plugin copied to a folder with no node_modules: its imports of the SDK and TypeBox must resolve to
+      // the binary's own instances.
+      copyFileSync(join(root, "examples/plugins/shout.ts"), join(dir, "shout.ts"));
+      writeFileSync(join(dir, "gateway.config.json"), JSON.stringify({ extensions: [{ module: "./shout.ts", options: { suffix: "!" } }] }));
       child = Bun.spawn([outfile], {
         cwd: dir,
-        env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", GATEWAY_ADMIN_KEY: "binary-admin", LOG_LEVEL: "info" },
+        env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", GATEWAY_ADMIN_KEY: "binary-admin", LOG_LEVEL: "info", GATEWAY_CONFIG: join(dir, "gateway.config.json") },
         stdout: "pipe",
         stderr: "pipe",
       });
@@ -62,6 +66,14 @@ describe("single binary", () => {
       const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
       expect(body.choices[0]!.message.content.length).toBeGreaterThan(0);
       expect(await Bun.file(join(dir, "data", "gateway.db")).exists()).toBe(true);
+      const shouted = await fetch(`${base}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${created.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "simulator/small", messages: [{ role: "user", content: "hello binary" }], plugins: [{ id: "shout" }] }),
+      });
+      expect(shouted.status).toBe(200);
+      const loud = ((await shouted.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content;
+      expect(loud).toBe(body.choices[0]!.message.content.toUpperCase() + "!");
     },
     120_000,
   );
