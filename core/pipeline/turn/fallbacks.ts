@@ -29,11 +29,10 @@ type Failure = { attempt: Attempt; error: GatewayError };
 /** What trying one endpoint came to: an outcome to hand on, or move on to the next endpoint, or stop walking. */
 type EndpointResult = { outcome: AttemptOutcome; upstreamBody: (() => unknown) | undefined; warnings: Warning[] } | "next" | "stop";
 
-/** One turn's walk: the request it sends, the route it walks, and (once known) the endpoint that served it. */
+/** One turn's walk: the request it sends and the route it walks (the endpoint that serves it goes to ctx.served). */
 export interface Walk {
   readonly request: CanonicalRequest;
   readonly route: TurnRoute;
-  served: Endpoint | undefined;
 }
 
 /**
@@ -81,7 +80,6 @@ async function walk(ctx: RequestContext, turn: Walk): Promise<Outcome> {
       index = nextModel - 1;
       continue;
     }
-    turn.served = endpoint;
     ctx.served = endpoint;
     ctx.log.provider = endpoint.provider.id;
     // The served attempt's warnings replace the shared list (same array, so a stream's later warnings show too).

@@ -44,5 +44,5 @@ async function modelTurn(ctx: RequestContext, request: CanonicalRequest, options
     ctx.candidates = reused.candidates;
     ctx.route = reused.state;
   }
-  return callWithFallbacks(ctx, { request, route, served: undefined });
+  return callWithFallbacks(ctx, { request, route });
 }

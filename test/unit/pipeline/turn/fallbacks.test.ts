@@ -45,7 +45,7 @@ function plainRoute(ctx: TestContext): RouteState {
 
 /** Walks `ctx.candidates` with the route in `ctx.route` (or a plain one), as a turn does after routing. */
 function walk(ctx: TestContext): Promise<Outcome> {
-  return callWithFallbacks(ctx, { request: ctx.request, route: { candidates: ctx.candidates, state: ctx.route ?? plainRoute(ctx) }, served: undefined });
+  return callWithFallbacks(ctx, { request: ctx.request, route: { candidates: ctx.candidates, state: ctx.route ?? plainRoute(ctx) } });
 }
 
 const responseOf = (outcome: Outcome) => (outcome as ResponseOutcome).response;
@@ -470,9 +470,9 @@ describe("refusals", () => {
 describe("the turn's outcome", () => {
   test("a whole response is metered at the endpoint that served it; the walk records that endpoint", async () => {
     const ctx = setup([fakeAdapter({ generate: () => Promise.reject(retryable()) }), fakeAdapter({ generate: async () => response({ usage: usageOf(3, 1) }) })]);
-    const turn: Walk = { request: ctx.request, route: { candidates: ctx.candidates, state: plainRoute(ctx) }, served: undefined };
+    const turn: Walk = { request: ctx.request, route: { candidates: ctx.candidates, state: plainRoute(ctx) } };
     const outcome = await callWithFallbacks(ctx, turn);
-    expect(turn.served).toBe(ctx.candidates[1]);
+    expect(ctx.served).toBe(ctx.candidates[1]);
     // modelB's default prices: 1e-6 per prompt token, 2e-6 per completion token.
     const cost = { total: 0.000005, input: 0.000003, output: 0.000002, upstream: null };
     expect(responseOf(outcome).cost).toEqual(cost);
