@@ -37,6 +37,7 @@ export function render(ctx: RequestContext, outcome: Outcome): Response {
     ...(ctx.format.keepAliveFrame ? { keepAliveFrame: ctx.format.keepAliveFrame } : {}),
     headers,
     onClose: () => logRequest(ctx, 200),
+    onUnread: () => outcome.abandon(),
   });
 }
 

@@ -58,6 +58,11 @@ export interface SseOptions {
   headers?: Record<string, string>;
   /** Runs once when the stream ends for any reason (done, error, client gone). */
   onClose?: () => void;
+  /**
+   * Runs when the client went away before the first frame was pulled (Bun then cancels the body without ever
+   * pulling it): `frames` was never started, so whatever feeds it must be released by its owner.
+   */
+  onUnread?: () => void;
 }
 
 export function sseResponse(frames: AsyncIterable<string>, options: SseOptions): Response {
@@ -103,6 +108,8 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
       controller.close();
     },
     async cancel() {
+      // Before close(): what the owner settles on release belongs in the request's log line.
+      if (entry === undefined && !closed) options.onUnread?.();
       close();
       await iterator.return?.();
     },

@@ -20,6 +20,11 @@ export interface StreamOutcome {
   kind: "stream";
   events: EventStream;
   observe(observer: StreamObserver): void;
+  /**
+   * Says the events will never be read (the client left before the first frame went out): the source is released
+   * and the observers end, once. A no-op once reading began: the stream's own loop ends them then.
+   */
+  abandon(): void;
 }
 
 export type Outcome = ResponseOutcome | StreamOutcome;
@@ -37,11 +42,26 @@ export interface StreamObserver {
 /** The observers of one stream, run in the order they were attached. */
 export class Observers {
   readonly list: StreamObserver[] = [];
+  /** Reading began, or the stream was abandoned before it: either way its loop must not run (again). */
   started = false;
 
   add(observer: StreamObserver): void {
     if (this.started) throw new Error("a stream's observers must be attached before it is read");
     this.list.push(observer);
+  }
+
+  /**
+   * Ends a stream nobody read: `release` frees what feeds it (first, so the observers of an inner stream end before
+   * these), then the observers see `seen` (events already received) and end.
+   */
+  abandon(release: () => void, seen: readonly StreamEvent[] = []): void {
+    if (this.started) return;
+    this.started = true;
+    release();
+    for (const observer of this.list) {
+      for (const event of seen) observer.event(event);
+      observer.end();
+    }
   }
 }
 
@@ -49,19 +69,28 @@ export function responseOutcome(response: CanonicalResponse): ResponseOutcome {
   return { kind: "response", response };
 }
 
-/** A stream outcome over any event source; observers get their own loop around it. */
-export function streamOutcome(source: EventStream): StreamOutcome {
+/**
+ * A stream outcome over any event source; observers get their own loop around it. `release` frees what feeds the
+ * source when the stream is abandoned unread (by default the source's own `return`).
+ */
+export function streamOutcome(source: EventStream, release?: () => void): StreamOutcome {
   const observers = new Observers();
   const events = observed(source, observers);
-  return { kind: "stream", events, observe: (observer) => observers.add(observer) };
+  return {
+    kind: "stream",
+    events,
+    observe: (observer) => observers.add(observer),
+    abandon: () => observers.abandon(release ?? (() => void source[Symbol.asyncIterator]().return?.()?.catch(() => undefined))),
+  };
 }
 
 /** A stream transformed by `transform` (a plugin's stream hook): what the outer observers see is the transformed one. */
 export function mapStream(outcome: StreamOutcome, transform: (events: EventStream) => EventStream): StreamOutcome {
-  return streamOutcome(transform(outcome.events));
+  return streamOutcome(transform(outcome.events), () => outcome.abandon());
 }
 
 async function* observed(source: EventStream, observers: Observers): EventStream {
+  if (observers.started) return; // abandoned before it was read
   observers.started = true;
   const list = observers.list;
   if (list.length === 0) {

@@ -7,9 +7,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { observed } from "../fixtures/extensions/turn-wrapper.ts";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { TERMINAL, waitForBatch } from "../unit/batches/http-support.ts";
 
 let gw: TestGateway;
-beforeAll(async () => void (gw = await startTestGateway({ file: { extensions: ["./test/fixtures/extensions/turn-wrapper.ts"] } })));
+beforeAll(
+  async () =>
+    void (gw = await startTestGateway({
+      file: { extensions: ["./test/fixtures/extensions/turn-wrapper.ts"], batches: { poll_interval_ms: 20, discount: 0.5 } },
+    })),
+);
 afterAll(() => gw.close());
 
 interface ChatResult {
@@ -92,14 +98,13 @@ describe("around: charges", () => {
     const question = "charge me";
     const base = await plainCost("simulator/small", question);
     const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "charged" } });
-    const { key, data } = (await created.json()) as { key: string; data: { hash: string } };
+    const { key } = (await created.json()) as { key: string };
     const { status, json } = await chat(ask(question, { plugins: [{ id: "turn-wrapper", mode: "charge", amount: 0.25 }] }), key);
     expect(status).toBe(200);
     expect(json.usage.cost).toBeCloseTo(base + 0.25, 12);
     const view = await gw.request("/key", { key });
     const usage = ((await view.json()) as { data: { usage: number } }).data.usage;
     expect(usage).toBeCloseTo(base + 0.25, 12);
-    expect(data.hash).toHaveLength(64);
   });
 
   test("a charge the key's limit cannot hold is a 402 before any upstream call, and nothing is billed", async () => {
@@ -130,5 +135,77 @@ describe("around: the client goes away", () => {
     client.abort();
     expect(await observed.aborted.promise).toBe(true);
     expect(await sent).toBeInstanceOf(Error);
+  });
+});
+
+/** A key with a credit limit; `limit` 0.02 USD holds one worst case of LARGE (~0.0151 USD at 1,000 output tokens) but not two. */
+async function limitedKey(limit = 0.02): Promise<string> {
+  const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "limited", limit } });
+  return ((await created.json()) as { key: string }).key;
+}
+
+const LARGE = { model: "simulator/large", max_tokens: 1000 };
+
+async function keyUsage(key: string): Promise<number> {
+  return ((await (await gw.request("/key", { key })).json()) as { data: { usage: number } }).data.usage;
+}
+
+describe("around: credit holds per turn", () => {
+  test("a later turn the key's limit cannot hold is a 402 before it is sent; the first turn is still billed", async () => {
+    const question = "one turn fits, two do not";
+    const firstTurn = (await chat(ask(question, LARGE))).json.usage.cost;
+    const key = await limitedKey();
+    const { status, json } = await chat(ask(question, { ...LARGE, plugins: [{ id: "turn-wrapper", mode: "retry", model: "simulator/large" }] }), key);
+    expect(status).toBe(402);
+    const envelope = json as unknown as { error: { message: string; metadata: { error_type: string } }; service_metadata: { attempts: unknown[] } };
+    expect(envelope.error.metadata.error_type).toBe("payment_required");
+    expect(envelope.error.message).toContain("another model turn");
+    expect(envelope.service_metadata.attempts).toHaveLength(1);
+    await Bun.sleep(20); // the settlement is not awaited by the reply
+    expect(await keyUsage(key)).toBeCloseTo(firstTurn, 12);
+  });
+
+  test("a stream handed on after its client left (never read) settles at once: the key's credit hold is released", async () => {
+    const key = await limitedKey();
+    const client = new AbortController();
+    const sent = gw
+      .request("/chat/completions", {
+        method: "POST",
+        key,
+        signal: client.signal,
+        json: ask("nobody reads me", { ...LARGE, stream: true, plugins: [{ id: "turn-wrapper", mode: "late" }] }),
+      })
+      .catch((error: unknown) => error);
+    await Bun.sleep(150);
+    client.abort();
+    expect(await sent).toBeInstanceOf(Error);
+    // Held until its TTL (15 min) if the unread stream never settled: the next request on the key would be a 402.
+    let status = 0;
+    for (const deadline = Date.now() + 3_000; Date.now() < deadline; await Bun.sleep(25)) {
+      status = (await chat(ask("and now me", LARGE), key)).status;
+      if (status === 200) break;
+    }
+    expect(status).toBe(200);
+  });
+});
+
+describe("around: batches run the same turn", () => {
+  test("a batch request naming the plugin is retried by it, and its result carries the cost of both turns (discounted)", async () => {
+    const question = "batch retry";
+    const expected = (await plainCost("simulator/small", question)) + (await plainCost("simulator/large", question));
+    const submitted = await gw.request("/batches", {
+      method: "POST",
+      json: {
+        endpoint: "/chat/completions",
+        requests: [{ custom_id: "r1", body: ask(question, { plugins: [{ id: "turn-wrapper", mode: "retry", model: "simulator/large" }] }) }],
+      },
+    });
+    expect(submitted.status).toBe(202);
+    const { id } = (await submitted.json()) as { id: string };
+    const { batch } = await waitForBatch(gw, id, (b) => TERMINAL.includes(b.status));
+    expect(batch.status).toBe("completed");
+    const body = batch.results![0]!.response!.body;
+    expect(body.model).toBe("simulator/large");
+    expect(body.usage.cost).toBeCloseTo(expected * 0.5, 12);
   });
 });

@@ -49,7 +49,9 @@ export async function callWithFallbacks(ctx: RequestContext, turn: Walk): Promis
   walking.catch(() => undefined);
   const commit = delay(ctx.deps.config.keepAliveMs, ctx.signal);
   const first = await Promise.race([walking.then((outcome) => ({ outcome })), commit.promise]).finally(commit.cancel);
-  return first ? first.outcome : streamOutcome(deferred(ctx, walking));
+  if (first) return first.outcome;
+  // Abandoned unread: the stream the walk hands on later (if any) is abandoned in turn.
+  return streamOutcome(deferred(ctx, walking), () => void walking.then((outcome) => outcome.kind === "stream" && outcome.abandon(), () => undefined));
 }
 
 /** Tries the candidates in order; resolves with the outcome to hand on, or rejects with the final error. */

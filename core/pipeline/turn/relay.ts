@@ -33,10 +33,21 @@ export interface RelayOptions {
 /** The client-facing stream of an opened upstream stream; observers run inside the relay's own loop. */
 export function relay(opened: OpenedStream, options: RelayOptions): StreamOutcome {
   const observers = new Observers();
-  return { kind: "stream", events: relayEvents(opened, options, observers), observe: (observer) => observers.add(observer) };
+  return {
+    kind: "stream",
+    events: relayEvents(opened, options, observers),
+    observe: (observer) => observers.add(observer),
+    // The client left before the first frame: stop the upstream; what it already sent is still metered.
+    abandon: () =>
+      observers.abandon(() => {
+        opened.abort(new GatewayError("timeout", "Client closed the request", { status: 408 }));
+        void opened.rest.return?.()?.catch(() => undefined);
+      }, opened.buffered),
+  };
 }
 
 async function* relayEvents(opened: OpenedStream, options: RelayOptions, observers: Observers): EventStream {
+  if (observers.started) return; // abandoned before it was read
   observers.started = true;
   const list = observers.list;
   const count = list.length;

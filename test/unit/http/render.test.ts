@@ -118,6 +118,22 @@ describe("respond / render / renderError", () => {
     expect(requestLines(ctx)[0]!.obj).toMatchObject({ status: 200, stream: true });
   });
 
+  test("a stream the client never read (gone before the first frame) is abandoned: its source released, observers ended once", async () => {
+    const ctx = testContext({ request: canonicalRequest({ stream: true }) });
+    let released = 0;
+    const outcome = streamOutcome(replay([{ type: "finish", finish: { reason: "stop" } }]), () => void released++);
+    const ends: string[] = [];
+    outcome.observe({ event: (e) => e, fail: () => {}, end: () => void ends.push("end") });
+    const http = await respond(ctx, Promise.resolve(outcome));
+    await http.body!.cancel();
+    expect([released, ends]).toEqual([1, ["end"]]);
+    expect(requestLines(ctx)).toHaveLength(1);
+    // Nothing runs twice, and the abandoned events are never produced afterwards.
+    outcome.abandon();
+    expect([released, ends]).toEqual([1, ["end"]]);
+    expect(await Array.fromAsync(outcome.events)).toEqual([]);
+  });
+
   test("a pipeline that ends without an outcome is a programming error answered as a 500 envelope, never a crash", async () => {
     const ctx = testContext();
     const http = await respond(ctx, compose([{ name: "last", run: (_c, next) => next() }])(ctx));

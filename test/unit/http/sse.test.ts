@@ -162,6 +162,23 @@ describe("sseResponse", () => {
     expect(openStreamCount()).toBe(before);
   });
 
+  test("a body cancelled before its first pull (client gone before the reply went out) calls onUnread once, before onClose", async () => {
+    const calls: string[] = [];
+    const { iterable } = controlledSource(["data: 1\n\n"]);
+    const response = sseResponse(iterable, { keepAliveMs: 60_000, onClose: () => void calls.push("close"), onUnread: () => void calls.push("unread") });
+    await response.body!.cancel();
+    expect(calls).toEqual(["unread", "close"]);
+  });
+
+  test("a stream that was pulled never calls onUnread, however it ends", async () => {
+    let unread = 0;
+    const { iterable } = controlledSource(["data: 1\n\n", "data: 2\n\n"]);
+    const reader = readerOf(sseResponse(iterable, { keepAliveMs: 60_000, onUnread: () => void unread++ }));
+    expect(await readWithin(reader, 1000)).toBe("data: 1\n\n");
+    await reader.cancel();
+    expect(unread).toBe(0);
+  });
+
   test("cancel() finishes an async generator source (its finally runs, so upstream cleanup happens)", async () => {
     let cleanedUp = false;
     async function* upstream() {

@@ -414,6 +414,58 @@ describe("streamed", () => {
     expect(ctx.deps.routing.health.stateOf(profileOf(ctx.candidates[0]!).key)).toBe("closed");
   });
 
+  test("a stream abandoned unread (client gone before the first frame) stops the upstream and meters what it had sent, once", async () => {
+    let upstreamClosed = false;
+    let signal: AbortSignal | undefined;
+    const adapter = fakeAdapter({
+      stream: async (call) => {
+        signal = call.signal;
+        return (async function* () {
+          try {
+            yield* textStream;
+          } finally {
+            upstreamClosed = true;
+          }
+        })();
+      },
+    });
+    const ctx = setup([adapter], true);
+    const outcome = (await walk(ctx)) as StreamOutcome;
+    outcome.abandon();
+    outcome.abandon();
+    await Bun.sleep(0);
+    expect(signal?.aborted).toBe(true);
+    expect(upstreamClosed).toBe(true);
+    // The events read before the first output (start, text-start, text-delta) are what it had sent.
+    expect([ctx.spend.settledTurns, ctx.spend.finish, ctx.firstTokenMs !== undefined]).toEqual([1, "aborted", true]);
+    expect(await drain(outcome.events)).toEqual([]);
+    expect(ctx.deps.routing.health.stateOf(profileOf(ctx.candidates[0]!).key)).toBe("closed");
+  });
+
+  test("a stream still walking when abandoned abandons the stream the walk hands on later", async () => {
+    let upstreamClosed = false;
+    const gate = Promise.withResolvers<void>();
+    const adapter = fakeAdapter({
+      stream: async () => {
+        await gate.promise;
+        return (async function* () {
+          try {
+            yield* textStream;
+          } finally {
+            upstreamClosed = true;
+          }
+        })();
+      },
+    });
+    const ctx = setup([adapter], true, {}, 10);
+    const outcome = (await walk(ctx)) as StreamOutcome;
+    outcome.abandon();
+    gate.resolve();
+    await Bun.sleep(10);
+    expect(upstreamClosed).toBe(true);
+    expect(ctx.spend.settledTurns).toBe(1);
+  });
+
   test("a slow reader is not an idle upstream: pauses between pulls do not trip the idle timeout", async () => {
     const ctx = setup([fakeAdapter({ stream: events(textStream) })], true, { idleTimeoutMs: 30 });
     const outcome = await walk(ctx);
