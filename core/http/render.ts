@@ -5,7 +5,8 @@
 import { toGatewayError } from "../errors.ts";
 import type { EncodeContext } from "../formats/format.ts";
 import type { RequestContext } from "../pipeline/context.ts";
-import type { Outcome } from "../pipeline/outcome.ts";
+import { eventsFromResponse } from "../model/replay.ts";
+import { streamOutcome, type Outcome } from "../pipeline/outcome.ts";
 import { errorResponse, envelopeOf, jsonResponse } from "./envelope.ts";
 import { serviceMetadataOf } from "./service-metadata.ts";
 import { sseResponse } from "./sse.ts";
@@ -27,6 +28,9 @@ export function render(ctx: RequestContext, outcome: Outcome): Response {
     ...(ctx.metadataOptIn ? { serviceMetadata: () => serviceMetadataOf(ctx) } : {}),
   };
   const headers = { "x-generation-id": ctx.generationId };
+  // A client that asked for a stream gets one, even when a plugin answered with a whole response (a cached or
+  // combined answer): it is replayed as events. Accounting has settled it already.
+  if (outcome.kind === "response" && ctx.request.stream) outcome = streamOutcome(eventsFromResponse(outcome.response));
   if (outcome.kind === "response") {
     const http = jsonResponse(ctx.format.encode(outcome.response, encodeCtx), 200, headers);
     logRequest(ctx, 200);

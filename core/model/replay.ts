@@ -48,6 +48,6 @@ export async function* eventsFromResponse(response: CanonicalResponse): AsyncGen
         break;
     }
   }
-  yield { type: "usage", usage: response.usage };
+  yield response.cost ? { type: "usage", usage: response.usage, cost: response.cost } : { type: "usage", usage: response.usage };
   yield { type: "finish", finish: response.finish };
 }

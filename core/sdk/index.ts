@@ -32,6 +32,7 @@ export type { Outcome, ResponseOutcome, StreamObserver, StreamOutcome } from "..
 
 // The canonical model.
 export { collect } from "../model/collect.ts";
+export { eventsFromResponse } from "../model/replay.ts";
 export type { EventStream, StreamEvent } from "../model/events.ts";
 export type {
   CacheMark,

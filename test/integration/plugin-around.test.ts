@@ -82,6 +82,24 @@ describe("around: one plugin, several turns", () => {
     expect(json.service_metadata?.attempts).toHaveLength(2);
   });
 
+  test("a whole answer to a streaming request (the fan-out's) reaches the client as a stream, with the whole bill", async () => {
+    const question = "fan me out as a stream";
+    const small = await chat(ask(question));
+    const large = await chat(ask(question, { model: "simulator/large" }));
+    const res = await gw.request("/chat/completions", {
+      method: "POST",
+      json: ask(question, { stream: true, stream_options: { include_usage: true }, plugins: [{ id: "turn-wrapper", mode: "fanout", models: ["simulator/small", "simulator/large"] }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const frames = (await res.text()).split("\n\n").filter((f) => f.startsWith("data: "));
+    expect(frames.at(-1)).toBe("data: [DONE]");
+    const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice(6)) as { choices: Array<{ delta?: { content?: string } }>; usage?: { cost: number } });
+    const text = chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("");
+    expect(text).toBe(`[simulator/small] ${small.json.choices[0]!.message.content}\n[simulator/large] ${large.json.choices[0]!.message.content}`);
+    expect(chunks.findLast((c) => c.usage)?.usage?.cost).toBeCloseTo(small.json.usage.cost + large.json.usage.cost, 12);
+  });
+
   test("reads the chosen endpoint's context length before the call, then calls exactly that decision", async () => {
     for (const [model, length] of [["simulator/small", 32768], ["simulator/large", 200000]] as const) {
       const { status, json } = await chat(ask("how long is my context?", { model, plugins: [{ id: "turn-wrapper", mode: "context" }] }));
