@@ -65,6 +65,19 @@ export class Observers {
   }
 }
 
+/**
+ * What a plugin hook handed back, checked before anything relies on it: a module's bug becomes a 500 naming it
+ * (inside the pipeline, so the turns it already made are still billed), never a TypeError further out.
+ */
+export function checkedOutcome(value: unknown, source: string): Outcome {
+  const outcome = (typeof value === "object" && value !== null ? value : {}) as { kind?: unknown; response?: unknown; events?: { [Symbol.asyncIterator]?: unknown }; observe?: unknown; abandon?: unknown };
+  const valid =
+    (outcome.kind === "response" && typeof outcome.response === "object" && outcome.response !== null) ||
+    (outcome.kind === "stream" && typeof outcome.events?.[Symbol.asyncIterator] === "function" && typeof outcome.observe === "function" && typeof outcome.abandon === "function");
+  if (!valid) throw new Error(`${source} did not return an outcome (a response outcome, or a stream built with streamOutcome)`);
+  return value as Outcome;
+}
+
 export function responseOutcome(response: CanonicalResponse): ResponseOutcome {
   return { kind: "response", response };
 }

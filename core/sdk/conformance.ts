@@ -10,6 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import pino from "pino";
 import { GatewayError, isGatewayError } from "../errors.ts";
+import { createModuleHelpers } from "../registry/module-helpers.ts";
 import { createMemoryKv } from "../kv/memory.ts";
 import { collect } from "../model/collect.ts";
 import type { StreamEvent } from "../model/events.ts";
@@ -58,14 +59,7 @@ export function conformanceRequest(prompt: string, overrides: Partial<CanonicalR
 
 function defaultHelpers(): ModuleHelpers {
   const clock = { now: () => Date.now() };
-  return {
-    error: (type, message, init) => new GatewayError(type, message, init),
-    logger: pino({ level: "silent" }),
-    fetch: (input, init) => fetch(input, init),
-    kv: createMemoryKv(clock),
-    now: clock.now,
-    id: (prefix) => `${prefix}${crypto.randomUUID()}`,
-  };
+  return createModuleHelpers({ logger: pino({ level: "silent" }), fetch, kv: createMemoryKv(clock), clock, ids: { id: (prefix) => `${prefix}${crypto.randomUUID()}` } });
 }
 
 /** Registers the conformance tests of one adapter. */

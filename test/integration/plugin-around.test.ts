@@ -111,6 +111,20 @@ describe("around: one plugin, several turns", () => {
   });
 });
 
+describe("around: a plugin bug", () => {
+  test("an around hook that returns no outcome is a 500 without internals, and the turn it made is still billed", async () => {
+    const question = "break after one turn";
+    const cost = await plainCost("simulator/small", question);
+    const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "bug" } });
+    const { key } = (await created.json()) as { key: string };
+    const res = await gw.request("/chat/completions", { method: "POST", key, json: ask(question, { plugins: [{ id: "turn-wrapper", mode: "broken" }] }) });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: { code: 500, message: "Internal server error", metadata: { error_type: "server" } }, service_metadata: null, user_id: null });
+    await Bun.sleep(20); // the settlement is not awaited by the reply
+    expect(await keyUsage(key)).toBeCloseTo(cost, 12);
+  });
+});
+
 describe("around: charges", () => {
   test("a charge shows in usage.cost and in what the key is billed", async () => {
     const question = "charge me";

@@ -3,7 +3,7 @@
  * on the way in and their `post` / `stream` hooks on the final outcome on the way out. Their `around` and `route`
  * hooks wrap each model turn (core/pipeline/turn/).
  */
-import { mapStream } from "../outcome.ts";
+import { checkedOutcome, mapStream, responseOutcome } from "../outcome.ts";
 import { resolvePlugins } from "../plugins/active.ts";
 import type { Stage } from "../stage.ts";
 
@@ -22,8 +22,11 @@ export const pluginsStage: Stage = {
     let outcome = await next();
     for (const { plugin, contextFor } of active) {
       const { post, stream } = plugin.hooks;
-      if (outcome.kind === "response" && post) outcome = { kind: "response", response: await post(contextFor(ctx.request), outcome.response) };
-      else if (outcome.kind === "stream" && stream) outcome = mapStream(outcome, (events) => stream(contextFor(ctx.request), events));
+      if (outcome.kind === "response" && post) {
+        outcome = checkedOutcome(responseOutcome(await post(contextFor(ctx.request), outcome.response)), `plugin "${plugin.id}" post()`);
+      } else if (outcome.kind === "stream" && stream) {
+        outcome = mapStream(outcome, (events) => stream(contextFor(ctx.request), events));
+      }
     }
     return outcome;
   },

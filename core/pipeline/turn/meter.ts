@@ -47,7 +47,7 @@ class StreamMeter implements StreamObserver {
 
   event(event: StreamEvent): StreamEvent {
     const ctx = this.ctx;
-    if (ctx.firstTokenMs === undefined && isOutput(event)) ctx.firstTokenMs = ctx.deps.clock.now() - ctx.startedAt;
+    if (ctx.firstTokenMs === undefined && isContent(event)) ctx.firstTokenMs = ctx.deps.clock.now() - ctx.startedAt;
     switch (event.type) {
       case "usage":
         this.usage = event.usage;
@@ -86,6 +86,7 @@ class StreamMeter implements StreamObserver {
   }
 }
 
-function isOutput(event: StreamEvent): boolean {
+/** The first token, for time-to-first-token: content the model produced (not usage or finish, unlike attempt.ts's first output). */
+function isContent(event: StreamEvent): boolean {
   return event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta" || event.type === "tool-call-start";
 }

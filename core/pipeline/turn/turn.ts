@@ -8,7 +8,7 @@
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { Turn, TurnOptions } from "../../registry/plugin.ts";
 import type { RequestContext } from "../context.ts";
-import type { Outcome } from "../outcome.ts";
+import { checkedOutcome, type Outcome } from "../outcome.ts";
 import type { ActivePlugin } from "../plugins/active.ts";
 import { holdForTurn } from "../stages/limits.ts";
 import { routeOf } from "./decision.ts";
@@ -32,7 +32,9 @@ function layer(ctx: RequestContext, wrapping: readonly ActivePlugin[], index: nu
   if (!active) return (request, options) => modelTurn(ctx, request, options);
   const inner = layer(ctx, wrapping, index + 1);
   // Options a caller gave (a reused route decision) reach the model turn unless an inner plugin passes its own.
-  return (request, options) => active.plugin.hooks.around!(active.contextFor(request), options ? (next, own) => inner(next, own ?? options) : inner);
+  const source = `plugin "${active.plugin.id}" around()`;
+  return async (request, options) =>
+    checkedOutcome(await active.plugin.hooks.around!(active.contextFor(request), options ? (next, own) => inner(next, own ?? options) : inner), source);
 }
 
 /** Routes (or reuses the decision), holds credit for a turn after the first, then calls with fallbacks. */

@@ -222,6 +222,13 @@ describe("plugins stage: post and stream hooks", () => {
     expect(outcome).toMatchObject({ kind: "response", response: { parts: [{ type: "text", text: "REWRITTEN" }] } });
   });
 
+  test("a post hook that returns no response is an error naming the plugin, not a TypeError further out", async () => {
+    const registry = registryOf({ id: "forgetful", description: "", hooks: { post: () => undefined as never } });
+    const ctx = ctxWith(registry, [{ id: "forgetful" }]);
+    const error = await pluginsStage.run(ctx, stubNext(() => responseOutcome(response()))).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('plugin "forgetful" post() did not return an outcome (a response outcome, or a stream built with streamOutcome)');
+  });
+
   test("post hooks apply in plugin order, each to the previous one's response", async () => {
     const registry = registryOf(
       { id: "b", description: "", hooks: { post: (_c, res) => ({ ...res, parts: [{ type: "text", text: `${textOf(res)}+b` }] }) } },
