@@ -91,32 +91,44 @@ export class CreditLedger {
   private hold(keys: { spent: string; held: string }, window: CreditWindow, id: string, amount: number, limit: number): CreditHold {
     let settled = false;
     let held = amount;
+    // Every kv step of one hold runs after the previous one: two concurrent extends (a fan-out's turns) each
+    // replace the reservation with their own total, so one computed from a stale total would undo the other; and
+    // an extend still in flight when the hold settles must not re-create the reservation after its release.
+    let queue: Promise<unknown> = Promise.resolve();
+    const serial = <T>(step: () => Promise<T>): Promise<T> => {
+      const run = queue.then(step);
+      queue = run.catch(() => undefined);
+      return run;
+    };
     const ttl = () => ttlOf(window, this.clock.now());
     return {
       get amount() {
         return held;
       },
-      extend: async (extra) => {
-        if (settled) return false;
-        // A grant under the same id replaces the reservation: the new total is checked against the limit.
-        if (!(await this.kv.reserve(keys.held, keys.spent, id, held + extra, limit, this.settings.reservationTtlMs))) return false;
-        held += extra;
-        return true;
-      },
-      commit: async (cost) => {
-        if (settled) return;
+      extend: (extra) =>
+        serial(async () => {
+          if (settled) return false;
+          // A grant under the same id replaces the reservation: the new total is checked against the limit.
+          if (!(await this.kv.reserve(keys.held, keys.spent, id, held + extra, limit, this.settings.reservationTtlMs))) return false;
+          held += extra;
+          return true;
+        }),
+      commit: (cost) => {
+        if (settled) return Promise.resolve();
         settled = true;
-        try {
-          // Only into an existing counter: a lost one is re-seeded from the store, which then includes this cost.
-          if (cost > 0 && (await this.kv.get(keys.spent)) !== null) await this.kv.incrBy(keys.spent, cost, ttl());
-        } finally {
-          await this.kv.release(keys.held, id);
-        }
+        return serial(async () => {
+          try {
+            // Only into an existing counter: a lost one is re-seeded from the store, which then includes this cost.
+            if (cost > 0 && (await this.kv.get(keys.spent)) !== null) await this.kv.incrBy(keys.spent, cost, ttl());
+          } finally {
+            await this.kv.release(keys.held, id);
+          }
+        });
       },
-      release: async () => {
-        if (settled) return;
+      release: () => {
+        if (settled) return Promise.resolve();
         settled = true;
-        await this.kv.release(keys.held, id);
+        return serial(() => this.kv.release(keys.held, id));
       },
     };
   }

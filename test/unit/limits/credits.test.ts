@@ -53,6 +53,44 @@ describe("credit reservations", () => {
     expect(await ledger.spentInWindow(key)).toBeCloseTo(0.25, 12);
   });
 
+  test("extend holds more under the same reservation, atomically against the limit; a refusal leaves the hold as it was", async () => {
+    const { ledger } = setup();
+    const key = record("daily", 1);
+    const first = await ledger.reserve(key, 0.3, "a");
+    if (!first.granted) throw new Error("expected a grant");
+    expect(await first.hold.extend(0.4)).toBe(true);
+    expect(first.hold.amount).toBeCloseTo(0.7, 12);
+    expect(await first.hold.extend(0.4)).toBe(false);
+    expect(first.hold.amount).toBeCloseTo(0.7, 12);
+    expect((await ledger.reserve(key, 0.31, "b")).granted).toBe(false);
+    expect((await ledger.reserve(key, 0.3, "c")).granted).toBe(true);
+  });
+
+  test("concurrent extends (a fan-out's turns) all count: none replaces another's", async () => {
+    const { ledger } = setup();
+    const key = record("daily", 1);
+    const first = await ledger.reserve(key, 0.1, "a");
+    if (!first.granted) throw new Error("expected a grant");
+    expect(await Promise.all([first.hold.extend(0.3), first.hold.extend(0.4)])).toEqual([true, true]);
+    expect(first.hold.amount).toBeCloseTo(0.8, 12);
+    // 0.8 is held: 0.21 more does not fit, 0.2 does.
+    expect((await ledger.reserve(key, 0.21, "b")).granted).toBe(false);
+    expect((await ledger.reserve(key, 0.2, "c")).granted).toBe(true);
+  });
+
+  test("an extend racing the settlement never leaves a reservation behind; one after it is refused", async () => {
+    const { ledger } = setup();
+    const key = record("daily", 1);
+    const first = await ledger.reserve(key, 0.5, "a");
+    if (!first.granted) throw new Error("expected a grant");
+    const extending = first.hold.extend(0.2);
+    await first.hold.commit(0.1);
+    await extending;
+    expect(await first.hold.extend(0.1)).toBe(false);
+    // Spent 0.1, nothing held: 0.9 fits.
+    expect((await ledger.reserve(key, 0.9, "b")).granted).toBe(true);
+  });
+
   test("a reservation left by a crashed request expires after reservation_ttl_ms", async () => {
     const { ledger, clock } = setup({ ttlMs: 1_000 });
     const key = record("daily", 1);
