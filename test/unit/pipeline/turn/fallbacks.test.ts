@@ -71,6 +71,26 @@ function hangingAfter(first: StreamEvent[]) {
     })();
 }
 
+/** An adapter streaming `textStream` (once `opened` resolves) that records when its upstream stream is closed. */
+function closingUpstream(opened: Promise<void> = Promise.resolve()) {
+  const upstream = {
+    closed: false,
+    adapter: fakeAdapter({
+      stream: async () => {
+        await opened;
+        return (async function* () {
+          try {
+            yield* textStream;
+          } finally {
+            upstream.closed = true;
+          }
+        })();
+      },
+    }),
+  };
+  return upstream;
+}
+
 describe("non-streamed", () => {
   test("the first endpoint serves: our id, the request's warnings, the attempt recorded, the client's abort forwarded", async () => {
     const first = fakeAdapter({
@@ -391,51 +411,28 @@ describe("streamed", () => {
   });
 
   test("a client that goes away mid-stream stops the upstream; the turn is still metered, once", async () => {
-    let upstreamClosed = false;
-    const adapter = fakeAdapter({
-      stream: async () =>
-        (async function* () {
-          try {
-            yield* textStream;
-          } finally {
-            upstreamClosed = true;
-          }
-        })(),
-    });
-    const ctx = setup([adapter], true);
+    const upstream = closingUpstream();
+    const ctx = setup([upstream.adapter], true);
     const outcome = (await walk(ctx)) as StreamOutcome;
     const iterator = outcome.events[Symbol.asyncIterator]();
     for (let i = 0; i < 4; i++) await iterator.next(); // start, text-start, text-delta, usage
     await iterator.return?.();
     await Bun.sleep(0); // the upstream is released off the client's path
-    expect(upstreamClosed).toBe(true);
+    expect(upstream.closed).toBe(true);
     expect([ctx.spend.settledTurns, ctx.spend.usage.output.total, ctx.spend.finish]).toEqual([1, 1, "aborted"]);
     // Endpoint health and statistics are not blamed for the client going away.
     expect(ctx.deps.routing.health.stateOf(profileOf(ctx.candidates[0]!).key)).toBe("closed");
   });
 
   test("a stream abandoned unread (client gone before the first frame) stops the upstream and meters what it had sent, once", async () => {
-    let upstreamClosed = false;
-    let signal: AbortSignal | undefined;
-    const adapter = fakeAdapter({
-      stream: async (call) => {
-        signal = call.signal;
-        return (async function* () {
-          try {
-            yield* textStream;
-          } finally {
-            upstreamClosed = true;
-          }
-        })();
-      },
-    });
-    const ctx = setup([adapter], true);
+    const upstream = closingUpstream();
+    const ctx = setup([upstream.adapter], true);
     const outcome = (await walk(ctx)) as StreamOutcome;
     outcome.abandon();
     outcome.abandon();
     await Bun.sleep(0);
-    expect(signal?.aborted).toBe(true);
-    expect(upstreamClosed).toBe(true);
+    expect(upstream.adapter.calls[0]!.signal.aborted).toBe(true);
+    expect(upstream.closed).toBe(true);
     // The events read before the first output (start, text-start, text-delta) are what it had sent.
     expect([ctx.spend.settledTurns, ctx.spend.finish, ctx.firstTokenMs !== undefined]).toEqual([1, "aborted", true]);
     expect(await drain(outcome.events)).toEqual([]);
@@ -443,26 +440,14 @@ describe("streamed", () => {
   });
 
   test("a stream still walking when abandoned abandons the stream the walk hands on later", async () => {
-    let upstreamClosed = false;
     const gate = Promise.withResolvers<void>();
-    const adapter = fakeAdapter({
-      stream: async () => {
-        await gate.promise;
-        return (async function* () {
-          try {
-            yield* textStream;
-          } finally {
-            upstreamClosed = true;
-          }
-        })();
-      },
-    });
-    const ctx = setup([adapter], true, {}, 10);
+    const upstream = closingUpstream(gate.promise);
+    const ctx = setup([upstream.adapter], true, {}, 10);
     const outcome = (await walk(ctx)) as StreamOutcome;
     outcome.abandon();
     gate.resolve();
     await Bun.sleep(10);
-    expect(upstreamClosed).toBe(true);
+    expect(upstream.closed).toBe(true);
     expect(ctx.spend.settledTurns).toBe(1);
   });
 
