@@ -51,7 +51,8 @@ export interface TurnOptions {
 /**
  * One model turn: routes (or reuses `options.route`), calls with fallbacks, translates and meters; resolves with a
  * response or a live stream (per `request.stream`), or rejects with a GatewayError. Re-entrant: call it as often as
- * needed, concurrently too; each call is billed.
+ * needed, concurrently too; each call is billed. A stream you do not return is abandoned for you when the request
+ * settles (its upstream stopped); call `abandon()` on it yourself to stop it at once.
  */
 export type Turn = (request: CanonicalRequest, options?: TurnOptions) => Promise<Outcome>;
 

@@ -48,13 +48,15 @@ class StreamSettlement implements StreamObserver {
 
   /** Runs after the turn's own meter ended (observers end in the order they were attached). */
   end(): void {
-    const spend = this.ctx.spend;
-    if (spend.errorType !== undefined) this.ctx.log.error_type = spend.errorType;
-    settle(this.ctx, spend.finish ?? "aborted", spend.status);
+    // How this stream ended, read before settle() abandons any turn a plugin dropped (that would overwrite it).
+    const { finish, status, errorType } = this.ctx.spend;
+    if (errorType !== undefined) this.ctx.log.error_type = errorType;
+    settle(this.ctx, finish ?? "aborted", status);
   }
 }
 
 function settle(ctx: RequestContext, finishReason: string, status: number): void {
+  ctx.spend.abandonUnread();
   const principal = ctx.principal;
   const { usage } = ctx.spend;
   const cost = ctx.spend.totalCost().total;

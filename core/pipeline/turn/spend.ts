@@ -4,6 +4,7 @@
  */
 import { roundUsd } from "../../accounting/money.ts";
 import { addUsage, emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
+import type { StreamOutcome } from "../outcome.ts";
 
 /** Priced work a plugin did for the request (a web search, a moderation call), billed with it. */
 export interface Charge {
@@ -25,6 +26,22 @@ export class Spend {
   finish: string | undefined;
   status = 200;
   errorType: string | undefined;
+
+  /** Streamed turns a plugin's `around` hook received (any it dropped unread is abandoned when the request settles). */
+  private streams: StreamOutcome[] | undefined;
+
+  /** Remembers a streamed turn handed to a plugin. */
+  handedOut(stream: StreamOutcome): void {
+    (this.streams ??= []).push(stream);
+  }
+
+  /**
+   * Abandons every streamed turn nobody read (a plugin dropped it for another turn's answer): its upstream stops
+   * and what it sent is metered, before the request's bill is added up. A no-op for the streams that were read.
+   */
+  abandonUnread(): void {
+    if (this.streams) for (const stream of this.streams) stream.abandon();
+  }
 
   /** Adds a finished turn. */
   addTurn(usage: Usage, cost: Cost): void {

@@ -46,5 +46,8 @@ async function modelTurn(ctx: RequestContext, request: CanonicalRequest, options
     ctx.candidates = reused.candidates;
     ctx.route = reused.state;
   }
-  return callWithFallbacks(ctx, { request, route });
+  const outcome = await callWithFallbacks(ctx, { request, route });
+  // Only a plugin can drop a turn's stream unread; without plugins the turn's stream is the request's reply.
+  if (outcome.kind === "stream" && ctx.plugins.length > 0) ctx.spend.handedOut(outcome);
+  return outcome;
 }

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
 import type { CreditHold } from "../../../../core/limits/credits.ts";
 import type { Outcome } from "../../../../core/pipeline/outcome.ts";
+import { accountingStage } from "../../../../core/pipeline/stages/accounting.ts";
 import { agentLoopStage } from "../../../../core/pipeline/stages/agent-loop.ts";
 import { pluginsStage } from "../../../../core/pipeline/stages/plugins.ts";
 import { compose } from "../../../../core/pipeline/stage.ts";
@@ -152,5 +153,43 @@ describe("agent-loop stage", () => {
     expect(seen).toEqual(["acme/a"]);
     expect(routed).toBe(1);
     expect(adapter.calls).toHaveLength(1);
+  });
+
+  test("a streamed turn a plugin drops unread is abandoned when the request settles: upstream stopped, bill intact", async () => {
+    const closed: boolean[] = [];
+    const adapter = fakeAdapter({
+      stream: async () => {
+        const index = closed.push(false) - 1;
+        return (async function* () {
+          try {
+            yield { type: "start" as const, id: "u", model: "acme/a", provider: "p0", created: 1 };
+            yield { type: "text-delta" as const, id: "t", delta: "x" };
+            yield { type: "usage" as const, usage: usageOf(4, 3) };
+            yield { type: "finish" as const, finish: { reason: "stop" as const } };
+          } finally {
+            closed[index] = true;
+          }
+        })();
+      },
+    });
+    const dropper: PluginModule = {
+      id: "dropper",
+      description: "",
+      hooks: {
+        around: async (c, turn) => {
+          await turn(c.request); // dropped unread
+          return turn(c.request);
+        },
+      },
+    };
+    const ctx = setup(adapter, dropper);
+    ctx.request.stream = true;
+    const outcome = await compose([accountingStage, pluginsStage, agentLoopStage])(ctx);
+    if (outcome.kind !== "stream") throw new Error("expected a stream");
+    for await (const _ of outcome.events);
+    expect(closed).toEqual([true, true]);
+    expect(ctx.spend.settledTurns).toBe(2);
+    // The ledger has the request's own ending, not the dropped turn's "aborted".
+    expect(ctx.deps.ledger.records.map((r) => [r.finishReason, r.status, r.outputTokens])).toEqual([["stop", 200, 3]]);
   });
 });
