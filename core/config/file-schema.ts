@@ -63,6 +63,26 @@ export const ConfigFileSchema = Type.Object(
     providers: Type.Optional(Type.Array(ProviderSchema)),
     extensions: Type.Optional(Type.Array(ExtensionSchema)),
     plugins: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
+    /**
+     * Server tools' operator settings, keyed by tool name without `service:` (README "Server tools"), e.g.
+     * `{"web_search": {"engine": "searxng", "base_url": "http://127.0.0.1:8888"}}`. Each tool checks its own entry
+     * at start-up; `{"env": "NAME"}` values are read from the environment.
+     */
+    tools: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
+    /** The agent loop (README "Server tools"): how many tool calls of one request run at once, and for how long. */
+    agent_loop: Type.Optional(
+      Type.Object(
+        {
+          tool_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+          tool_timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** Server-side fetches (web fetch, search engines, image and file URLs): private ranges the operator allows. */
+    network: Type.Optional(
+      Type.Object({ allow_private: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) }, { additionalProperties: false }),
+    ),
     /** Keep the built-in simulator provider even when other providers are configured. */
     simulator: Type.Optional(Type.Boolean()),
     /** Timeouts, retries, breaker, sticky sessions (README "Routing and limits"). */

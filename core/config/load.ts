@@ -65,6 +65,9 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     providers,
     extensions: (file.extensions ?? []).map(toExtension),
     plugins: file.plugins ?? {},
+    tools: toToolSettings(file.tools ?? {}, env),
+    agentLoop: { toolConcurrency: file.agent_loop?.tool_concurrency ?? 8, toolTimeoutMs: file.agent_loop?.tool_timeout_ms ?? 30_000 },
+    network: { allowPrivate: file.network?.allow_private ?? [] },
     routing: toRoutingConfig(file.routing),
     limits: toLimitsConfig(file.limits),
     batches: toBatches(file.batches),
@@ -154,6 +157,21 @@ function resolveSecret(value: string | { env: string } | undefined, field: strin
   const resolved = env[value.env];
   if (!resolved) throw new ConfigError(`invalid config field "${field}": environment variable ${value.env} is not set`);
   return resolved;
+}
+
+/** Tool settings with `{env: NAME}` values (API keys) read from the environment. */
+function toToolSettings(tools: Record<string, Record<string, unknown>>, env: Env): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, settings] of Object.entries(tools)) {
+    out[name] = Object.fromEntries(
+      Object.entries(settings).map(([key, value]) => [key, isEnvRef(value) ? resolveSecret(value, `tools.${name}.${key}`, env) : value]),
+    );
+  }
+  return out;
+}
+
+function isEnvRef(value: unknown): value is { env: string } {
+  return typeof value === "object" && value !== null && Object.keys(value).length === 1 && typeof (value as { env?: unknown }).env === "string";
 }
 
 function toExtension(entry: string | { module: string; options?: Record<string, unknown> }): ExtensionRef {

@@ -65,6 +65,20 @@ export interface BatchesConfig {
   getRateLimitPerMinute: number;
 }
 
+/** The agent loop (config file `agent_loop`). */
+export interface AgentLoopConfig {
+  /** Server-tool calls of one request running at once. */
+  toolConcurrency: number;
+  /** A tool call running longer is cancelled; the model gets an error result. */
+  toolTimeoutMs: number;
+}
+
+/** Network policy of server-side fetches (config file `network`). */
+export interface NetworkConfig {
+  /** CIDR ranges (or single addresses) that server-side fetches may reach although private or loopback. */
+  allowPrivate: string[];
+}
+
 export interface GatewayConfig {
   host: string;
   port: number;
@@ -86,6 +100,12 @@ export interface GatewayConfig {
   extensions: ExtensionRef[];
   /** Per-plugin default options, keyed by plugin id. */
   plugins: Record<string, Record<string, unknown>>;
+  /** Server tools' operator settings keyed by tool name without `service:` (`{env}` secrets resolved). */
+  tools: Record<string, Record<string, unknown>>;
+  /** The agent loop's per-request tool concurrency and per-call time limit. */
+  agentLoop: AgentLoopConfig;
+  /** Network policy of server-side fetches. */
+  network: NetworkConfig;
   /** Directory the config file lives in (extension paths are relative to it). */
   configDir: string;
   /** Timeouts, retries, breaker, stickiness; absent means `DEFAULT_ROUTING` (routing-limits.ts). */

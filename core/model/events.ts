@@ -20,6 +20,10 @@ export type StreamEvent =
   | { type: "tool-call-delta"; id: string; delta: string }
   | { type: "tool-call-end"; id: string }
   | { type: "refusal-delta"; id: string; delta: string }
+  /** The gateway starts running a server tool the model called (a Responses `output_item.added` in_progress). */
+  | { type: "server-tool-start"; id: string; callId: string; name: string; arguments: string }
+  /** That tool finished: `result` on success, `error` on failure (the model sees `{error}`). */
+  | { type: "server-tool-end"; id: string; status: "completed" | "failed" | "incomplete"; result?: unknown; error?: string }
   /** Usage so far (the last one wins); `cost` is attached by the accounting stage before encoders see it. */
   | { type: "usage"; usage: Usage; cost?: Cost }
   | { type: "finish"; finish: Finish }

@@ -74,7 +74,30 @@ export interface RefusalPart {
   text: string;
 }
 
-export type Part = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | RefusalPart;
+/**
+ * A server tool the gateway ran for the model (spec "What the service does" 4): the call and its result in one part,
+ * so each format shows it its own way (a Responses `service:*` output item; Messages `server_tool_use` plus a result
+ * block; chat `message.server_tool_calls`). In a request's history (a client replaying a previous reply) it stands
+ * for the call and result the model saw; the agent loop turns it back into a tool call and its result upstream.
+ */
+export interface ServerToolPart {
+  type: "server-tool";
+  /** Item / block id the client sees (`st_…` on Responses, `srvtoolu_…` on Messages), unique in the reply. */
+  id: string;
+  /** The call id the model used (upstream function-call id). */
+  callId: string;
+  /** The tool type, e.g. `service:datetime`. */
+  name: string;
+  /** JSON text of the arguments, exactly as the model produced them. */
+  arguments: string;
+  status: "completed" | "failed" | "incomplete";
+  /** What the tool returned (a JSON value; this is what the model saw). Absent while running or when it failed. */
+  result?: unknown;
+  /** Why it failed (the model saw `{error}`), e.g. "HTTP 404" or "timed out after 30000 ms". */
+  error?: string;
+}
+
+export type Part = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | RefusalPart | ServerToolPart;
 
 export type Role = "user" | "assistant" | "tool";
 

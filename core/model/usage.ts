@@ -3,7 +3,10 @@
 export interface Usage {
   input: { total: number; cacheRead: number; cacheWrite: number };
   output: { total: number; reasoning: number };
-  /** Server tools the gateway ran (web_search_requests etc.). */
+  /**
+   * Server-tool counters over the whole request: `tool_calls_requested`, `tool_calls_executed` (the agent loop's),
+   * `web_search_requests`, `web_fetch_requests` (reference §1e). Each format shows the ones its usage object has.
+   */
   serverTools?: Record<string, number>;
   /** The upstream's usage object as received, for debugging. */
   raw?: unknown;

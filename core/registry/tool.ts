@@ -1,17 +1,79 @@
-/** Server tool contract (spec "Server tools"): the gateway runs these on the model's behalf. */
+/**
+ * Server tool contract (spec "What the service does" 4): tools the gateway runs on the model's behalf inside the
+ * agent loop. A tool is declared in a request as `{type: "service:<name>", parameters}`; the upstream model sees it
+ * as an ordinary function tool (`modelName`, `description`, `argumentsSchema`); when the model calls it the loop runs
+ * `run` and hands the model its JSON result. A tool that throws gives the model `{error}`; it never fails the request.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import type { InboundFormat, Tool } from "../model/request.ts";
+import type { CatalogView } from "../routing/catalog-view.ts";
 import type { ModuleBase } from "./define.ts";
-import type { ModuleHelpers } from "./helpers.ts";
+import type { FetchFunction, ModuleHelpers } from "./helpers.ts";
+
+/** What a tool's `declare` check sees when a request declares it (before any upstream call). */
+export interface ToolDeclaration {
+  /** The entry's `parameters`, already checked against `parametersSchema`. */
+  parameters: Record<string, unknown>;
+  /** The operator's settings for this tool (config file `tools.<name>`, secrets resolved); `{}` when absent. */
+  config: Record<string, unknown>;
+  /** The wire format the client spoke. */
+  format: InboundFormat;
+  catalog: CatalogView;
+  helpers: ModuleHelpers;
+  /** Where the entry is in the request, for error messages (`tools[2].parameters`). */
+  field: string;
+}
 
 export interface ToolRunContext {
-  /** The tool entry's `parameters` from the request. */
+  /** The tool entry's `parameters` from the request (checked at declaration). */
   parameters: Record<string, unknown>;
+  /** The operator's settings for this tool (config file `tools.<name>`); `{}` when absent. */
+  config: Record<string, unknown>;
   helpers: ModuleHelpers;
+  /** Aborted when the client goes away or the call times out: stop work and return. */
   signal: AbortSignal;
+  /**
+   * Server-side HTTP under the gateway's network policy: http(s) only, every resolved address (on every redirect)
+   * checked against private, loopback, link-local and metadata ranges unless the operator allow-lists them. A refusal
+   * rejects with an Error whose message says why; the loop turns it into the model's error result.
+   */
+  fetch: FetchFunction;
+  /** The gateway's model catalog (read-only). */
+  catalog: CatalogView;
+  /** Every tool the request declared, deferred ones included (what `service:tool_search` searches). */
+  tools: readonly Tool[];
+  /** Makes deferred function tools visible to the model from the next turn on (`service:tool_search`). */
+  reveal(names: readonly string[]): void;
+  /** Times this tool already ran in this request (for `max_uses`). */
+  previousUses: number;
+  /**
+   * Bills priced work (a paid search engine call) with the request, held against the key's credit limit first;
+   * rejects when the limit cannot cover it (the call then fails and the model is told).
+   */
+  charge(usd: number, description: string): Promise<void>;
+  /** The request's `session_id`, when it sent one. */
   sessionId?: string;
+  /** The workspace of the key that made the request. */
+  workspaceId?: string;
 }
 
 export interface ToolModule extends ModuleBase {
+  /** `service:<name>`. */
+  readonly id: string;
+  /** What the model is told the tool does. */
+  readonly description: string;
+  /** The function name the model sees; default: the id without `service:`. */
+  readonly modelName?: string;
   /** JSON schema of the arguments the model calls the tool with (shown to the model). */
   readonly argumentsSchema: Record<string, unknown>;
+  /** The request entry's `parameters` (TypeBox; unknown keys and out-of-range values → 400 naming the field). */
+  readonly parametersSchema?: TSchema;
+  /** Formats that may declare it (default: all). Others get a 400. */
+  readonly formats?: readonly InboundFormat[];
+  /** A `usage.serverTools` counter each executed call adds to (e.g. `web_search_requests`). */
+  readonly usageCounter?: string;
+  /** Checks beyond the schema at declaration time (an unknown time zone, an engine not configured); throws a 400. */
+  declare?(declaration: ToolDeclaration): void;
+  /** Runs one call; the resolved JSON value is what the model sees. */
   run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<unknown>;
 }

@@ -18,7 +18,7 @@ export type {
   Turn,
   TurnOptions,
 } from "../registry/plugin.ts";
-export type { ToolModule, ToolRunContext } from "../registry/tool.ts";
+export type { ToolDeclaration, ToolModule, ToolRunContext } from "../registry/tool.ts";
 export type { ProviderAdapter, ProviderCall, UpstreamTarget } from "../registry/provider.ts";
 export type { FetchFunction, ModuleHelpers } from "../registry/helpers.ts";
 export type { CatalogView, EndpointView, ModelView } from "../routing/catalog-view.ts";

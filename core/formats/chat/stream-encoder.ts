@@ -53,6 +53,8 @@ export class ChatStreamEncoder {
         return [this.choiceChunk({})];
       case "text-start":
       case "tool-call-end":
+      case "server-tool-start":
+      case "server-tool-end":
         return [];
       case "text-delta": {
         if (event.delta === "" && !event.logprobs?.length) return [];

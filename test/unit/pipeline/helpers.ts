@@ -181,6 +181,9 @@ export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfi
     providers: [],
     extensions: [],
     plugins: {},
+    tools: {},
+    agentLoop: { toolConcurrency: 8, toolTimeoutMs: 30_000 },
+    network: { allowPrivate: [] },
     configDir: "/",
     ...overrides,
   };
