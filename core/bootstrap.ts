@@ -23,6 +23,7 @@ import { ModuleError, Registry } from "./registry/registry.ts";
 import { checkModuleOptions } from "./registry/options.ts";
 import { buildCatalog } from "./routing/catalog.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
+import { createSafeFetch } from "./net/safe-fetch.ts";
 import { openStore } from "./store/connect.ts";
 import { createUpstreamFetch } from "./upstream-http/fetch.ts";
 import { bunFetchCap, createOneShotFetch } from "./upstream-http/one-shot.ts";
@@ -50,6 +51,8 @@ export interface GatewayOverrides {
   kv?: Kv;
   /** Load-balancing and jitter randomness (tests pass a fixed one). */
   random?: () => number;
+  /** The DNS of `deps.serverFetch` (tests stub it; default: the system resolver). */
+  resolveHost?: (hostname: string) => Promise<string[]>;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -69,6 +72,12 @@ export async function buildRegistry(config: GatewayConfig): Promise<Registry> {
     if (!plugin) throw new ModuleError(`invalid config field "plugins.${id}": no plugin with id "${id}" is registered`);
     checkModuleOptions(plugin, options, `config plugins.${id}`);
   }
+  // Tool settings too: a typo in `tools.web_search` stops start-up instead of surfacing per request.
+  for (const [name, settings] of Object.entries(config.tools)) {
+    const tool = registry.tool(`service:${name}`);
+    if (!tool) throw new ModuleError(`invalid config field "tools.${name}": no server tool "service:${name}" is registered`);
+    checkModuleOptions(tool, settings, `config tools.${name}`);
+  }
   return registry;
 }
 
@@ -77,6 +86,12 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   // Everything that can reject the configuration runs before any connection is opened.
   const registry = await buildRegistry(config);
   const catalog = buildCatalog(config.providers, registry);
+  // Validates `network.allow_private`. Over Bun's fetch (it pins TLS to the real name, core/net/safe-fetch.ts) or the test's.
+  const serverFetch = createSafeFetch({
+    allowPrivate: config.network.allowPrivate,
+    ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+    ...(overrides.resolveHost ? { resolve: overrides.resolveHost } : {}),
+  });
   const store = overrides.store ?? (await openStore(config.databaseUrl, { logger }));
   const kv = overrides.kv ?? (await openKv(config.redisUrl, logger));
   const clock = overrides.clock ?? systemClock;
@@ -95,6 +110,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     clock,
     ids,
     fetch: fetchImpl,
+    serverFetch,
     store,
     kv,
     logger,

@@ -27,6 +27,13 @@ export interface Deps {
   clock: Clock;
   ids: IdGenerator;
   fetch: FetchFunction;
+  /**
+   * Server-side fetches of tools and plugins (web pages, search engines, image and file URLs) go through the network
+   * policy (core/net/safe-fetch.ts): http(s) only, every resolved address on every redirect checked against
+   * private, loopback, link-local and metadata ranges unless `network.allow_private` allows it; a refusal rejects
+   * with NetworkPolicyError.
+   */
+  serverFetch: FetchFunction;
   store: Store;
   kv: Kv;
   logger: Logger;

@@ -207,6 +207,7 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     clock: manualClock(),
     ids: { id: (prefix: string) => `${prefix}test` },
     fetch: fakeHelpers().fetch,
+    serverFetch: fakeHelpers().fetch,
     store: {} as Deps["store"],
     logger: recordingLogger(),
     registry: new Registry(),
