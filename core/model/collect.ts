@@ -1,7 +1,7 @@
 /** `collect(events)`: folds a canonical event stream into one canonical response (ARCHITECTURE §2). */
 import { toGatewayError } from "../errors.ts";
 import type { EventStream, StreamEvent } from "./events.ts";
-import type { Part, ReasoningPart, TextPart, ToolCallPart } from "./parts.ts";
+import type { Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "./parts.ts";
 import type { CanonicalResponse } from "./response.ts";
 import { emptyUsage } from "./usage.ts";
 
@@ -88,6 +88,22 @@ export class ResponseBuilder {
       case "refusal-delta": {
         const part = this.partOf(event.id, "refusal", () => ({ type: "refusal", text: "" }));
         part.text += event.delta;
+        return;
+      }
+      case "server-tool-start": {
+        // `incomplete` until the end event says otherwise: a stream cut while the tool runs leaves it so.
+        const part: ServerToolPart = { type: "server-tool", id: event.id, callId: event.callId, name: event.name, arguments: event.arguments, status: "incomplete" };
+        this.begin(event.id, part);
+        return;
+      }
+      case "server-tool-end": {
+        const part = this.open.get(event.id);
+        if (part?.type === "server-tool") {
+          part.status = event.status;
+          if (event.result !== undefined) part.result = event.result;
+          if (event.error !== undefined) part.error = event.error;
+        }
+        this.open.delete(event.id);
         return;
       }
       case "usage":

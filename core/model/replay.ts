@@ -1,7 +1,7 @@
 /**
  * A complete canonical response replayed as canonical events, for upstreams that answer a streaming request with
  * one JSON body (some OpenAI-compatible servers ignore `stream: true`). `collect(eventsFromResponse(r))` gives back
- * `r`'s parts, usage and finish: the inverse of `collect` (./collect.ts).
+ * `r`'s parts (server-tool parts included), usage and finish: the inverse of `collect` (./collect.ts).
  */
 import type { StreamEvent } from "./events.ts";
 import type { CanonicalResponse } from "./response.ts";
@@ -43,6 +43,15 @@ export async function* eventsFromResponse(response: CanonicalResponse): AsyncGen
       case "refusal":
         yield { type: "refusal-delta", id, delta: part.text };
         break;
+      case "server-tool": {
+        // The part's own id: it is the item / block id the client sees, unique across the reply.
+        yield { type: "server-tool-start", id: part.id, callId: part.callId, name: part.name, arguments: part.arguments };
+        const end: Extract<StreamEvent, { type: "server-tool-end" }> = { type: "server-tool-end", id: part.id, status: part.status };
+        if (part.result !== undefined) end.result = part.result;
+        if (part.error !== undefined) end.error = part.error;
+        yield end;
+        break;
+      }
       default:
         // Inputs (images, files, tool results) never appear in an upstream's output.
         break;

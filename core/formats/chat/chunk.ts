@@ -3,6 +3,7 @@ import type { ChatError } from "./error.ts";
 import type { ChatLogprobs } from "./encode.ts";
 import type { ChatFinishReason } from "./finish.ts";
 import type { ReasoningDetailOut } from "./reasoning-details.ts";
+import type { ChatServerToolCallDelta } from "./server-tool-calls.ts";
 import type { ChatUsage } from "./usage.ts";
 
 /** A tool-call delta: the first one for an index carries id/type/name, later ones only argument text. */
@@ -21,6 +22,8 @@ export interface ChatDelta {
   reasoning?: string;
   reasoning_details?: ReasoningDetailOut[];
   tool_calls?: ChatToolCallDelta[];
+  /** Server tools the gateway runs: an announcing delta and a closing delta per `index` (./server-tool-calls.ts). */
+  server_tool_calls?: ChatServerToolCallDelta[];
   annotations?: unknown[];
 }
 

@@ -4,6 +4,7 @@ import type { CacheMark, Message, Part, ReasoningPart, TextPart, ToolCallPart, T
 import { warn, type Warning } from "../../model/warnings.ts";
 import { dataFilePart, urlImagePart } from "../shared/parts.ts";
 import type { ChatMessage, ChatReasoningDetail, ChatTextContent, ChatUserContentPart } from "./schema-messages.ts";
+import { serverToolPartOf } from "./server-tool-calls.ts";
 
 /** The conversation split the way the canonical model holds it: one system list, then role-tagged messages. */
 export interface DecodedConversation {
@@ -16,7 +17,7 @@ const KNOWN_KEYS: Record<ChatMessage["role"], ReadonlySet<string>> = {
   system: new Set(["role", "content", "name"]),
   developer: new Set(["role", "content", "name"]),
   user: new Set(["role", "content", "name"]),
-  assistant: new Set(["role", "content", "name", "refusal", "tool_calls", "reasoning", "reasoning_details"]),
+  assistant: new Set(["role", "content", "name", "refusal", "tool_calls", "server_tool_calls", "reasoning", "reasoning_details"]),
   tool: new Set(["role", "content", "tool_call_id", "name"]),
 };
 
@@ -108,9 +109,12 @@ function userPart(part: ChatUserContentPart, path: string): Part {
 
 type AssistantMessage = Extract<ChatMessage, { role: "assistant" }>;
 
-/** Order mirrors generation: reasoning, then text/refusal, then tool calls. */
+/**
+ * Order mirrors generation: server tools the gateway ran (their turns came first; chat flattens the turns, so the
+ * calls lead), then reasoning, text/refusal, and tool calls.
+ */
 function assistantParts(message: AssistantMessage): Part[] {
-  const parts: Part[] = [];
+  const parts: Part[] = (message.server_tool_calls ?? []).map(serverToolPartOf);
   if (message.reasoning_details?.length) parts.push(...reasoningParts(message.reasoning_details));
   else if (message.reasoning) parts.push({ type: "reasoning", text: message.reasoning });
   const content = message.content;

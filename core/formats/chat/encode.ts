@@ -1,10 +1,12 @@
 /** Canonical response → `chat.completion` body (spec "Chat-completions result body"; also batch result bodies). */
 import type { EncodeContext } from "../format.ts";
-import type { ImagePart, Part, ReasoningPart, TextPart, ToolCallPart } from "../../model/parts.ts";
+import type { ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "../../model/parts.ts";
+import { chatAnnotations } from "./annotations.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
 import { chatError, type ChatError } from "./error.ts";
 import { chatFinishReason, nativeFinishReason, type ChatFinishReason } from "./finish.ts";
 import { encodeReasoningDetails, reasoningText, type ReasoningDetailOut } from "./reasoning-details.ts";
+import { serverToolCallOut, type ChatServerToolCallOut } from "./server-tool-calls.ts";
 import { chatUsage, type ChatUsage } from "./usage.ts";
 
 /** A tool call as the result lists it; `index` is its position among this response's tool calls. */
@@ -23,6 +25,8 @@ export interface ChatMessageOut {
   reasoning: string | null;
   reasoning_details?: ReasoningDetailOut[];
   tool_calls?: ChatToolCallOut[];
+  /** Server tools the gateway ran for the model, in order (./server-tool-calls.ts). */
+  server_tool_calls?: ChatServerToolCallOut[];
   annotations?: unknown[];
   images?: Array<{ type: "image_url"; image_url: { url: string } }>;
 }
@@ -56,12 +60,29 @@ function ofType<T extends Part["type"]>(parts: readonly Part[], type: T): Array<
   return parts.filter((part): part is Extract<Part, { type: T }> => part.type === type);
 }
 
-/** Builds the assistant message; `content` is null when no text was produced (e.g. only tool calls). */
+/**
+ * Every text part's annotations in chat's shape; citation indexes are shifted to where the part starts in
+ * `content` (all text parts joined), which is also where the stream encoder puts them.
+ */
+function messageAnnotations(texts: readonly TextPart[]): unknown[] {
+  let offset = 0;
+  return texts.flatMap((part) => {
+    const out = chatAnnotations(part.annotations ?? [], offset);
+    offset += part.text.length;
+    return out;
+  });
+}
+
+/**
+ * Builds the assistant message; `content` is null when no text was produced (e.g. only tool calls). The text of
+ * every turn of the agent loop is joined into one `content`, as a streamed reply's deltas concatenate.
+ */
 export function chatMessage(parts: readonly Part[]): ChatMessageOut {
   const texts: TextPart[] = ofType(parts, "text");
   const reasoning: ReasoningPart[] = ofType(parts, "reasoning");
   const calls: ToolCallPart[] = ofType(parts, "tool-call");
   const images: ImagePart[] = ofType(parts, "image");
+  const serverTools: ServerToolPart[] = ofType(parts, "server-tool");
   const content = texts.map((part) => part.text).join("");
   const refusal = ofType(parts, "refusal").map((part) => part.text).join("");
   const message: ChatMessageOut = {
@@ -80,7 +101,8 @@ export function chatMessage(parts: readonly Part[]): ChatMessageOut {
       function: { name: call.name, arguments: call.arguments },
     }));
   }
-  const annotations = texts.flatMap((part) => part.annotations ?? []);
+  if (serverTools.length > 0) message.server_tool_calls = serverTools.map(serverToolCallOut);
+  const annotations = messageAnnotations(texts);
   if (annotations.length > 0) message.annotations = annotations;
   if (images.length > 0) message.images = images.map((image) => ({ type: "image_url", image_url: { url: image.url } }));
   return message;

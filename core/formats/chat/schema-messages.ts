@@ -59,6 +59,20 @@ export const ToolCallSchema = Type.Object({
   function: Type.Object({ name: Type.String(), arguments: Type.String() }),
 });
 
+/**
+ * A server tool the gateway ran in an earlier reply, echoed back as the result listed it
+ * (`message.server_tool_calls[]`): `type` is the tool (`service:datetime`), `result` what it returned.
+ */
+export const ServerToolCallSchema = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  type: Type.String({ minLength: 1 }),
+  call_id: Type.Optional(Nullable(Type.String())),
+  arguments: Type.Optional(Nullable(Type.String())),
+  status: Type.Optional(Nullable(Type.String())),
+  result: Type.Optional(Type.Unknown()),
+  error: Type.Optional(Nullable(Type.String())),
+});
+
 const detailCommon = {
   id: Type.Optional(Nullable(Type.String())),
   format: Type.Optional(Nullable(Type.String())),
@@ -99,6 +113,7 @@ export const AssistantMessageSchema = Type.Object({
   refusal: Type.Optional(Nullable(Type.String())),
   name,
   tool_calls: Type.Optional(Nullable(Type.Array(ToolCallSchema))),
+  server_tool_calls: Type.Optional(Nullable(Type.Array(ServerToolCallSchema))),
   reasoning: Type.Optional(Nullable(Type.String())),
   reasoning_details: Type.Optional(Nullable(Type.Array(ReasoningDetailSchema))),
 });

@@ -1,16 +1,18 @@
 /**
  * Canonical events → `chat.completion.chunk` objects, one event at a time (ARCHITECTURE §3: the stream encoder owns
- * chat's `tool_calls[].index` and the `reasoning_details[].index` counters). Kept free of SSE framing so it is easy
- * to test and reuse.
+ * chat's `tool_calls[].index`, `server_tool_calls[].index` and `reasoning_details[].index` counters). Kept free of
+ * SSE framing so it is easy to test and reuse.
  */
 import type { EncodeContext } from "../format.ts";
 import type { StreamEvent } from "../../model/events.ts";
 import type { Finish } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
+import { chatAnnotations } from "./annotations.ts";
 import type { ChatChunk, ChatDelta } from "./chunk.ts";
 import { chatError } from "./error.ts";
 import { chatFinishReason, nativeFinishReason } from "./finish.ts";
 import { detailCommon, type ReasoningDetailOut } from "./reasoning-details.ts";
+import { serverToolEndDelta, serverToolStartDelta } from "./server-tool-calls.ts";
 import { chatUsage } from "./usage.ts";
 
 /** Per reasoning part: its upstream id/format and the detail indexes assigned to its text and summary items. */
@@ -32,6 +34,11 @@ export class ChatStreamEncoder {
   private roleSent = false;
   private metadataSent = false;
   private readonly toolIndexes = new Map<string, number>();
+  /** Server tools by event id: their index, tool name, and whether they still run (closed by their end event). */
+  private readonly serverTools = new Map<string, { index: number; name: string; running: boolean }>();
+  /** Length of the `content` sent so far, and where each text part began in it (citation indexes shift by it). */
+  private contentLength = 0;
+  private readonly textStarts = new Map<string, number>();
   private readonly reasoning = new Map<string, ReasoningState>();
   private detailCount = 0;
   private usage: Usage = emptyUsage();
@@ -52,19 +59,24 @@ export class ChatStreamEncoder {
         this.serviceTier = event.serviceTier ?? null;
         return [this.choiceChunk({})];
       case "text-start":
+        this.textStarts.set(event.id, this.contentLength);
+        return [];
       case "tool-call-end":
-      case "server-tool-start":
-      case "server-tool-end":
         return [];
       case "text-delta": {
+        if (!this.textStarts.has(event.id)) this.textStarts.set(event.id, this.contentLength);
+        this.contentLength += event.delta.length;
         if (event.delta === "" && !event.logprobs?.length) return [];
         const chunk = this.choiceChunk({ content: event.delta });
         const choice = chunk.choices[0];
         if (choice && event.logprobs?.length) choice.logprobs = { content: event.logprobs, refusal: null };
         return [chunk];
       }
-      case "text-end":
-        return event.annotations?.length ? [this.choiceChunk({ annotations: event.annotations })] : [];
+      case "text-end": {
+        const offset = this.textStarts.get(event.id) ?? this.contentLength;
+        this.textStarts.delete(event.id);
+        return event.annotations?.length ? [this.choiceChunk({ annotations: chatAnnotations(event.annotations, offset) })] : [];
+      }
       case "reasoning-start":
         this.reasoning.set(event.id, { id: event.itemId, format: event.format });
         return [];
@@ -86,15 +98,28 @@ export class ChatStreamEncoder {
       }
       case "refusal-delta":
         return event.delta === "" ? [] : [this.choiceChunk({ refusal: event.delta })];
+      case "server-tool-start": {
+        const index = this.serverTools.size;
+        this.serverTools.set(event.id, { index, name: event.name, running: true });
+        return [this.choiceChunk({ server_tool_calls: [serverToolStartDelta(index, event)] })];
+      }
+      case "server-tool-end": {
+        const tool = this.serverTools.get(event.id);
+        // An end without its start has no call to close; collect() drops it too.
+        if (tool === undefined || !tool.running) return [];
+        tool.running = false;
+        return [this.choiceChunk({ server_tool_calls: [serverToolEndDelta(tool.index, tool.name, event)] })];
+      }
       case "usage":
         // Held back: chat reports usage in its own chunk after the finish chunk.
         this.usage = event.usage;
         this.cost = event.cost;
         return [];
       case "finish": {
+        const closing = this.closeServerTools();
         const chunk = this.choiceChunk({}, event.finish);
         if (!this.ctx.request.includeUsage) this.attachMetadata(chunk);
-        return [chunk];
+        return [...closing, chunk];
       }
       case "error": {
         this.ended = true;
@@ -118,6 +143,20 @@ export class ChatStreamEncoder {
     chunk.usage = chatUsage(this.usage, this.cost);
     this.attachMetadata(chunk);
     return [chunk];
+  }
+
+  /**
+   * Server tools still running at the finish never will finish: they are closed `incomplete`, which is what the
+   * non-streamed result shows for them, so a client's merged message matches it.
+   */
+  private closeServerTools(): ChatChunk[] {
+    const open = [...this.serverTools.entries()].filter(([, tool]) => tool.running);
+    if (open.length === 0) return [];
+    const deltas = open.map(([id, tool]) => {
+      tool.running = false;
+      return serverToolEndDelta(tool.index, tool.name, { id, status: "incomplete" });
+    });
+    return [this.choiceChunk({ server_tool_calls: deltas })];
   }
 
   /** A chunk with the stream's identity fields, built in one object literal (no spread copy per chunk). */

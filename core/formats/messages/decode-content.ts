@@ -7,7 +7,8 @@ import { errors } from "../../errors.ts";
 import type { CacheMark, FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../model/parts.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import { ANTHROPIC_REASONING_FORMAT, reasoningFromSignature } from "./reasoning-token.ts";
-import type { ContentBlock, DocumentBlock, ImageBlock, MessageParam, TextBlock, ToolResultBlock } from "./schema-blocks.ts";
+import { serverToolPartOf } from "./decode-server-tools.ts";
+import type { ContentBlock, DocumentBlock, ImageBlock, MessageParam, ServerToolResultBlock, TextBlock, ToolResultBlock } from "./schema-blocks.ts";
 
 /** The conversation the way the canonical model holds it. */
 export interface DecodedConversation {
@@ -41,7 +42,7 @@ export function decodeConversation(
         decodeUser(blocks, path, out.messages, toolNames, warnings);
         return;
       case "assistant":
-        out.messages.push({ role: "assistant", parts: blocks.map((block, j) => assistantPart(block, `${path}.content[${j}]`, toolNames, warnings)) });
+        out.messages.push({ role: "assistant", parts: assistantParts(blocks, path, toolNames, warnings) });
         return;
     }
   });
@@ -103,6 +104,29 @@ function decodeUser(
     }
   });
   flush();
+}
+
+/**
+ * An assistant turn's blocks in order. A `server_tool_use` and the result block naming it become one server-tool part
+ * at the call's position; a result block with no call in the message has nothing to attach to and is dropped.
+ */
+function assistantParts(blocks: readonly ContentBlock[], path: string, toolNames: Map<string, string>, warnings: Warning[]): Part[] {
+  const results = new Map<string, ServerToolResultBlock>();
+  for (const block of blocks) if (isServerToolResult(block)) results.set(block.tool_use_id, block);
+  const calls = new Set(blocks.flatMap((block) => (block.type === "server_tool_use" ? [block.id] : [])));
+  const parts: Part[] = [];
+  blocks.forEach((block, j) => {
+    const at = `${path}.content[${j}]`;
+    if (block.type === "server_tool_use") parts.push(serverToolPartOf(block, results.get(block.id)));
+    else if (isServerToolResult(block)) {
+      if (!calls.has(block.tool_use_id)) warn(warnings, "unsupported_field", at, `A ${block.type} block without its server_tool_use (${block.tool_use_id}) was dropped`);
+    } else parts.push(assistantPart(block, at, toolNames, warnings));
+  });
+  return parts;
+}
+
+function isServerToolResult(block: ContentBlock): block is ServerToolResultBlock {
+  return block.type.endsWith("_tool_result") && "tool_use_id" in block;
 }
 
 function assistantPart(block: ContentBlock, at: string, toolNames: Map<string, string>, warnings: Warning[]): Part {

@@ -5,6 +5,7 @@ import { warn, type Warning } from "../../model/warnings.ts";
 import type { EncodeContext } from "../format.ts";
 import { isAnthropicReasoning, signatureFor } from "./reasoning-token.ts";
 import { citationsOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
+import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
 
 /** Text of a reasoning part as one `thinking` string (raw reasoning, then any summaries). */
 export function thinkingTextOf(part: ReasoningPart): string {
@@ -41,6 +42,14 @@ export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeCon
         const { input, valid } = toolInputOf(part.arguments);
         if (!valid) warn(warnings, "approximated", `content[${i}].input`, `Arguments of tool call ${part.id} were not a JSON object; sent as {}`);
         content.push({ type: "tool_use", id: part.id, name: part.name, input });
+        return;
+      }
+      case "server-tool": {
+        // The call, then its result right after it (the stream encoder keeps each pair adjacent too).
+        const { block, valid } = serverToolUseBlock(part);
+        if (!valid) warn(warnings, "approximated", `content[${i}].input`, `Arguments of server tool call ${part.id} were not a JSON object; sent as {}`);
+        content.push(block);
+        if (hasResultBlock(part)) content.push(serverToolResultBlock(part));
         return;
       }
       case "refusal":

@@ -84,10 +84,20 @@ export function uncachedInputTokens(usage: Usage): number {
   return Math.max(0, usage.input.total - usage.input.cacheRead - usage.input.cacheWrite);
 }
 
-/** Server-tool counters, Anthropic-named (`web_search_requests`, …); null when none ran. */
-function serverToolUseOf(usage: Usage): Record<string, number> | null {
+/** A counter's value, 0 when absent. */
+function counter(tools: Record<string, number>, key: string): number {
+  const value = tools[key];
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * `server_tool_use` (reference §1e, Anthropic's `ServerToolUsage`): exactly its two required counters, 0 when a key is
+ * missing; null when no server tool ran. The agent loop's own counters have no place in it.
+ */
+function serverToolUseOf(usage: Usage): { web_search_requests: number; web_fetch_requests: number } | null {
   const tools = usage.serverTools;
-  return tools && Object.keys(tools).length > 0 ? { ...tools } : null;
+  if (!tools || Object.keys(tools).length === 0) return null;
+  return { web_search_requests: counter(tools, "web_search_requests"), web_fetch_requests: counter(tools, "web_fetch_requests") };
 }
 
 /**

@@ -95,6 +95,25 @@ export const RedactedThinkingBlockSchema = Type.Object(
   Open,
 );
 
+/** A server tool the gateway (or Anthropic) ran in an earlier reply: `name` is the tool, `input` its arguments. */
+export const ServerToolUseBlockSchema = Type.Object(
+  { type: Type.Literal("server_tool_use"), id: Type.String({ minLength: 1 }), name: Type.String({ minLength: 1 }), input: Type.Unknown() },
+  Open,
+);
+
+/**
+ * The result of a server tool call, echoed back: `web_search_tool_result`, `web_fetch_tool_result`,
+ * `service_<tool>_tool_result` and Anthropic's other `*_tool_result` kinds. `content` is the kind's own shape.
+ */
+export const ServerToolResultBlockSchema = Type.Object(
+  {
+    type: Type.TemplateLiteral([Type.String({ minLength: 1 }), Type.Literal("_tool_result")]),
+    tool_use_id: Type.String({ minLength: 1 }),
+    content: Type.Optional(Type.Unknown()),
+  },
+  Open,
+);
+
 /** Any content block of a message. */
 export const ContentBlockSchema = Type.Union([
   TextBlockSchema,
@@ -104,6 +123,8 @@ export const ContentBlockSchema = Type.Union([
   ToolResultBlockSchema,
   ThinkingBlockSchema,
   RedactedThinkingBlockSchema,
+  ServerToolUseBlockSchema,
+  ServerToolResultBlockSchema,
 ]);
 
 /**
@@ -122,5 +143,7 @@ export type TextBlock = Static<typeof TextBlockSchema>;
 export type ImageBlock = Static<typeof ImageBlockSchema>;
 export type DocumentBlock = Static<typeof DocumentBlockSchema>;
 export type ToolResultBlock = Static<typeof ToolResultBlockSchema>;
+export type ServerToolUseBlock = Static<typeof ServerToolUseBlockSchema>;
+export type ServerToolResultBlock = Static<typeof ServerToolResultBlockSchema>;
 export type ContentBlock = Static<typeof ContentBlockSchema>;
 export type MessageParam = Static<typeof MessageParamSchema>;

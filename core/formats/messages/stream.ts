@@ -3,16 +3,22 @@
  * `message_delta`, `message_stop`, and an in-band `error` event. Every frame is named (`event: X`), because
  * Anthropic's SDK skips unnamed ones. There is no `[DONE]`: Anthropic streams end after `message_stop`.
  * Block indexes belong to this encoder; upstream ids never leak into them.
+ *
+ * Server tools: a call's `server_tool_use` block is shown when it starts, its result block when it ends. The agent
+ * loop starts a step's calls together and they end in any order, while the result body keeps each call next to its
+ * result; so a call is shown only once every call started before it is done, and the blocks come out in the body's
+ * order. One call at a time (the usual case) is shown at its start.
  */
 import { toGatewayError } from "../../errors.ts";
 import type { EventStream, StreamEvent } from "../../model/events.ts";
-import type { ReasoningPart } from "../../model/parts.ts";
+import type { ReasoningPart, ServerToolPart } from "../../model/parts.ts";
 import type { Finish } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import { warn } from "../../model/warnings.ts";
 import type { EncodeContext } from "../format.ts";
 import { signatureFor } from "./reasoning-token.ts";
 import { anthropicErrorType, citationsOf, deltaUsageOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
+import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
 
 /** Keep-alive frame Anthropic itself sends; the SDK skips it. */
 export const PING_FRAME = 'event: ping\ndata: {"type": "ping"}\n\n';
@@ -26,8 +32,15 @@ type StartEvent = Extract<StreamEvent, { type: "start" }>;
 
 interface Block {
   index: number;
-  kind: "text" | "thinking" | "tool_use";
+  kind: "text" | "thinking" | "tool_use" | "server_tool";
   text: string;
+}
+
+/** A server tool call in start order: whether its use block went out, and whether its end event arrived. */
+interface ServerCall {
+  part: ServerToolPart;
+  shown: boolean;
+  ended: boolean;
 }
 
 interface PendingReasoning {
@@ -47,6 +60,8 @@ class MessagesStreamState {
   private cost: Cost | undefined;
   private finish: Finish = { reason: "stop" };
   private refusal = "";
+  /** Server tool calls not yet fully shown, oldest first. */
+  private readonly serverCalls: ServerCall[] = [];
 
   constructor(private readonly ctx: EncodeContext) {}
 
@@ -120,7 +135,56 @@ class MessagesStreamState {
         yield* this.close(event.id);
         return;
       }
+      case "server-tool-start": {
+        const part: ServerToolPart = { type: "server-tool", id: event.id, callId: event.callId, name: event.name, arguments: event.arguments, status: "incomplete" };
+        this.serverCalls.push({ part, shown: false, ended: false });
+        yield* this.flushServerCalls();
+        return;
+      }
+      case "server-tool-end": {
+        const call = this.serverCalls.find((c) => c.part.id === event.id && !c.ended);
+        if (call === undefined) return; // as collect(): an end without its start has nothing to close
+        call.ended = true;
+        call.part.status = event.status;
+        if (event.result !== undefined) call.part.result = event.result;
+        if (event.error !== undefined) call.part.error = event.error;
+        yield* this.flushServerCalls();
+        return;
+      }
     }
+  }
+
+  /**
+   * Shows server calls from the oldest: its use block (once), then, if it ended, its result block, and so on with
+   * the next; stops at the first call still running. `final` (the stream's end) shows every call left, without a
+   * result for those that never ended, as the result body does.
+   */
+  private *flushServerCalls(final = false): Generator<string> {
+    while (this.serverCalls.length > 0) {
+      const call = this.serverCalls[0] as ServerCall;
+      if (!call.shown) {
+        call.shown = true;
+        yield* this.serverToolUse(call.part);
+      }
+      if (!call.ended && !final) return;
+      this.serverCalls.shift();
+      if (call.ended && hasResultBlock(call.part)) {
+        const key = `${call.part.id}:result`;
+        yield* this.open(key, "server_tool", serverToolResultBlock(call.part));
+        yield* this.close(key);
+      }
+    }
+  }
+
+  /** `server_tool_use` with empty input, the whole arguments as one `input_json_delta`, then its stop. */
+  private *serverToolUse(part: ServerToolPart): Generator<string> {
+    const { block, valid } = serverToolUseBlock(part);
+    const opened = yield* this.open(part.id, "server_tool", { ...block, input: {} });
+    if (!valid) warn(this.ctx.request.warnings, "approximated", `content[${opened.index}].input`, `Arguments of server tool call ${part.id} were not a JSON object; sent as {}`);
+    // The model's own text when it is an object; otherwise what the result body shows.
+    const json = valid && part.arguments.trim() !== "" ? part.arguments : JSON.stringify(block.input);
+    yield this.delta(opened, { type: "input_json_delta", partial_json: json });
+    yield* this.close(part.id);
   }
 
   /** The in-band terminal error (reference b10: `{type: error, error: {type, message, error_type}}`). */
@@ -139,6 +203,7 @@ class MessagesStreamState {
     if (!this.started) yield this.messageStart();
     for (const [id, pending] of this.reasoning) if (pending.block === undefined) yield* this.openThinking(id);
     for (const id of [...this.blocks.keys()]) yield* this.close(id);
+    yield* this.flushServerCalls(true);
     const reason = stopReasonOf(this.finish);
     const data: Record<string, unknown> = {
       delta: { stop_reason: reason, stop_sequence: stopSequenceOf(this.finish, reason), stop_details: stopDetailsOf(reason, this.refusal, this.finish.refusal), container: null },

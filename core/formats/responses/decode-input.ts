@@ -17,6 +17,7 @@ import type {
 } from "../../model/parts.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import { dataFilePart, urlImagePart } from "../shared/parts.ts";
+import { replayedServerToolPart } from "../shared/server-tool-part.ts";
 import type {
   FunctionCallItem,
   FunctionCallOutputItem,
@@ -26,6 +27,7 @@ import type {
   MessageContent,
   MessageItem,
   ReasoningItem,
+  ServerToolItem,
 } from "./schema-items.ts";
 import { isGatewayItemId } from "./output-items.ts";
 
@@ -75,7 +77,8 @@ export function decodeInput(input: string | InputItem[] | undefined, warnings: W
         appendAssistant(out.messages, [reasoningPart(item as ReasoningItem)]);
         return;
       default:
-        warn(warnings, "unsupported_item", field, `input item of type ${item.type} cannot be carried and was dropped`);
+        if (item.type.startsWith("service:")) appendAssistant(out.messages, [serverToolPart(item as ServerToolItem)]);
+        else warn(warnings, "unsupported_item", field, `input item of type ${item.type} cannot be carried and was dropped`);
     }
   });
   return out;
@@ -174,6 +177,23 @@ function toolResult(item: FunctionCallOutputItem, field: string, warnings: Warni
     } else warn(warnings, "unsupported_content", entryField, "input_file in a function_call_output was dropped: tool results carry text and images");
   });
   return { type: "tool-result", callId: item.call_id, content };
+}
+
+/** Item keys that are the call's envelope, not what the tool returned. */
+const SERVER_TOOL_ENVELOPE: ReadonlySet<string> = new Set(["type", "id", "status", "call_id", "arguments", "error"]);
+
+/** A `service:*` item → the server-tool part: whatever the item shows beside its envelope is the tool's result. */
+function serverToolPart(item: ServerToolItem): Part {
+  const result = Object.fromEntries(Object.entries(item).filter(([key]) => !SERVER_TOOL_ENVELOPE.has(key)));
+  return replayedServerToolPart({
+    id: item.id,
+    callId: item.call_id,
+    name: item.type,
+    arguments: item.arguments,
+    status: item.status,
+    result: Object.keys(result).length > 0 ? result : undefined,
+    error: item.error,
+  });
 }
 
 function reasoningPart(item: ReasoningItem): ReasoningPart {

@@ -1,9 +1,11 @@
 /**
  * Canonical output parts → Responses output items (spec "Responses result"; reference b4): message items holding
- * `output_text` / `refusal` content, reasoning items and function_call items. Shared by the result encoder and the
- * stream encoder so a streamed `response.completed` and a non-streamed result are built by the same code.
+ * `output_text` / `refusal` content, reasoning items, function_call items and `service:*` server-tool items. Shared
+ * by the result encoder and the stream encoder so a streamed `response.completed` and a non-streamed result are
+ * built by the same code.
  */
-import type { Part, ReasoningPart, ToolCallPart } from "../../model/parts.ts";
+import type { Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
+import { serverToolFields } from "../shared/server-tool-fields.ts";
 
 /** A Responses output item as sent on the wire. */
 export type OutputItem = Record<string, unknown>;
@@ -65,6 +67,16 @@ export function functionCallItem(id: string, part: ToolCallPart, status: ItemSta
   return { id, type: "function_call", call_id: part.id, name: part.name, arguments: part.arguments, status };
 }
 
+/**
+ * A server tool the gateway ran (reference §1c): `type` is the tool (`service:web_search`), `id` the part's own id.
+ * While running (`in_progress`, the stream's `output_item.added`) it has only the call; finished, it adds the
+ * tool's fields (../shared/server-tool-fields.ts) and `error` when it failed.
+ */
+export function serverToolItem(part: ServerToolPart, running = false): OutputItem {
+  const item: OutputItem = { type: part.name, id: part.id, call_id: part.callId, status: running ? "in_progress" : part.status, arguments: part.arguments };
+  return running ? item : { ...item, ...serverToolFields(part) };
+}
+
 /** How `outputItems` names and marks the items it builds. */
 export interface OutputOptions {
   generationId: string;
@@ -76,7 +88,8 @@ export interface OutputOptions {
 
 /**
  * Groups parts into items in order: consecutive text / refusal parts share one message item (one content entry
- * each), every reasoning part and tool call is its own item. Input-only parts (images, files, tool results) have
+ * each), every reasoning part, tool call and server tool is its own item. A server tool between two texts (the
+ * agent loop's turns) therefore gives one message item per turn. Input-only parts (images, files, tool results) have
  * no output item and are skipped.
  */
 export function outputItems(parts: Part[], options: OutputOptions): OutputItem[] {
@@ -105,6 +118,10 @@ export function outputItems(parts: Part[], options: OutputOptions): OutputItem[]
       case "tool-call":
         message = undefined;
         items.push(functionCallItem(itemIds.functionCall(options.generationId, items.length, part.itemId), part, "completed"));
+        break;
+      case "server-tool":
+        message = undefined;
+        items.push(serverToolItem(part));
         break;
       default:
         break;

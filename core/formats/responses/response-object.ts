@@ -8,6 +8,7 @@ import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse, FinishReason, ResponseError } from "../../model/response.ts";
 import type { Cost, Usage } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
+import { serverToolUseDetails } from "../shared/server-tool-usage.ts";
 import { outputItems } from "./output-items.ts";
 
 /** Result `service_tier` values (spec; `fast` is reported as `priority`). */
@@ -62,9 +63,12 @@ export function echoes(request: CanonicalRequest, upstreamTier?: string): Record
   };
 }
 
-/** Usage object with cost (spec "Usage object"). `input.total` already includes cached tokens. */
+/**
+ * Usage object with cost (spec "Usage object"). `input.total` already includes cached tokens. Server-tool counters
+ * appear as `server_tool_use_details` (reference §1e) when the request ran any.
+ */
 export function usageObject(usage: Usage, cost: Cost | undefined): Record<string, unknown> {
-  return {
+  const out: Record<string, unknown> = {
     input_tokens: usage.input.total,
     input_tokens_details: { cached_tokens: usage.input.cacheRead },
     output_tokens: usage.output.total,
@@ -77,6 +81,9 @@ export function usageObject(usage: Usage, cost: Cost | undefined): Record<string
       upstream_inference_output_cost: cost?.output ?? 0,
     },
   };
+  const details = serverToolUseDetails(usage);
+  if (details) out.server_tool_use_details = details;
+  return out;
 }
 
 /** Failed-response `error` object; server-side failures keep no details (a 500 never echoes internals). */

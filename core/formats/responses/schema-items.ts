@@ -117,15 +117,31 @@ export const ReasoningItemSchema = Type.Object(
   Open,
 );
 
-/** Item types the decoder translates; other item types (server-tool calls …) are accepted and warned about. */
+/**
+ * A server tool the gateway ran in an earlier reply, echoed back (`service:web_search`, …; reference §1c). The
+ * tool's own fields (`action`, `datetime`, `result` …) ride along as extra keys: decode keeps them as the result.
+ */
+export const ServerToolItemSchema = Type.Object(
+  {
+    type: Type.String({ pattern: "^service:.+$" }),
+    id: Type.String({ minLength: 1 }),
+    call_id: Type.Optional(Nullable(Type.String())),
+    status: Type.Optional(Nullable(Type.String())),
+    arguments: Type.Optional(Nullable(Type.String())),
+    error: Type.Optional(Nullable(Type.String())),
+  },
+  Open,
+);
+
+/** Item types the decoder translates; other item types (`web_search_call` …) are accepted and warned about. */
 export const KNOWN_ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning"] as const;
 
 /**
- * Any other item (`web_search_call`, `service:*` tool items, …). The pattern excludes the known types so a malformed
- * known item is rejected by its own schema instead of slipping through here.
+ * Any other item (`web_search_call`, …). The pattern excludes the known types and `service:*` so a malformed known
+ * item is rejected by its own schema instead of slipping through here.
  */
 export const OtherItemSchema = Type.Object(
-  { type: Type.String({ pattern: `^(?!(?:${KNOWN_ITEM_TYPES.join("|")})$).+$` }) },
+  { type: Type.String({ pattern: `^(?!(?:${KNOWN_ITEM_TYPES.join("|")})$)(?!service:).+$` }) },
   Open,
 );
 
@@ -135,6 +151,7 @@ export const InputItemSchema = Type.Union([
   FunctionCallItemSchema,
   FunctionCallOutputItemSchema,
   ReasoningItemSchema,
+  ServerToolItemSchema,
   OtherItemSchema,
 ]);
 
@@ -154,5 +171,7 @@ export type FunctionCallItem = Static<typeof FunctionCallItemSchema>;
 export type FunctionCallOutputItem = Static<typeof FunctionCallOutputItemSchema>;
 /** A schema-valid `reasoning` item. */
 export type ReasoningItem = Static<typeof ReasoningItemSchema>;
+/** A schema-valid `service:*` server-tool item. */
+export type ServerToolItem = Static<typeof ServerToolItemSchema>;
 /** Any schema-valid `input` entry. */
 export type InputItem = Static<typeof InputItemSchema>;

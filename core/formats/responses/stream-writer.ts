@@ -7,10 +7,10 @@
 import { GatewayError } from "../../errors.ts";
 import { ResponseBuilder } from "../../model/collect.ts";
 import type { StreamEvent } from "../../model/events.ts";
-import type { Part, ReasoningPart, ToolCallPart } from "../../model/parts.ts";
+import type { Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
 import type { Cost } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
-import { functionCallItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, type ItemStatus } from "./output-items.ts";
+import { functionCallItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, type ItemStatus } from "./output-items.ts";
 import { inProgressObject, resultObject, terminalStatus } from "./response-object.ts";
 
 interface Content {
@@ -24,7 +24,9 @@ interface Content {
 interface MessageItem { kind: "message"; outputIndex: number; id: string; contents: Content[]; accepting: boolean; open: boolean }
 interface ReasoningItem { kind: "reasoning"; outputIndex: number; id: string; part: ReasoningPart; summaryOpen: boolean; summaryText: string; textOpen: boolean; open: boolean }
 interface CallItem { kind: "call"; outputIndex: number; id: string; part: ToolCallPart; open: boolean }
-type Item = MessageItem | ReasoningItem | CallItem;
+/** A server tool the gateway runs; `part` is the builder's, so it holds the result once the end event arrived. */
+interface ServerToolItem { kind: "server-tool"; outputIndex: number; id: string; part: ServerToolPart; open: boolean }
+type Item = MessageItem | ReasoningItem | CallItem | ServerToolItem;
 
 /** One SSE frame with the `event:` line OpenAI sends before `data:`. */
 function frame(payload: Record<string, unknown>): string {
@@ -89,6 +91,12 @@ export class ResponsesStreamWriter {
         break;
       }
       case "tool-call-end":
+        this.closeSlot(event.id);
+        break;
+      case "server-tool-start":
+        if (created?.type === "server-tool") this.openItem(event.id, "server-tool", created);
+        break;
+      case "server-tool-end":
         this.closeSlot(event.id);
         break;
       case "error":
@@ -208,13 +216,17 @@ export class ResponsesStreamWriter {
     if (message.contents.every((c) => !c.open)) this.closeMessage(message, "completed");
   }
 
-  private openItem(partId: string, kind: "reasoning" | "call", part: Part): void {
+  private openItem(partId: string, kind: "reasoning" | "call" | "server-tool", part: Part): void {
     this.interruptMessage();
     const outputIndex = this.items.length;
     let item: Item;
     if (kind === "call" && part.type === "tool-call") {
       item = { kind: "call", outputIndex, id: itemIds.functionCall(this.ctx.generationId, outputIndex, part.itemId), part, open: true };
       this.emit({ type: "response.output_item.added", output_index: outputIndex, item: functionCallItem(item.id, { ...part, arguments: "" }, "in_progress") });
+    } else if (kind === "server-tool" && part.type === "server-tool") {
+      // Announced running with the call only; its result comes with `output_item.done`.
+      item = { kind: "server-tool", outputIndex, id: part.id, part, open: true };
+      this.emit({ type: "response.output_item.added", output_index: outputIndex, item: serverToolItem(part, true) });
     } else if (part.type === "reasoning") {
       item = { kind: "reasoning", outputIndex, id: itemIds.reasoning(this.ctx.generationId, outputIndex, part.id), part, summaryOpen: false, summaryText: "", textOpen: false, open: true };
       this.emit({ type: "response.output_item.added", output_index: outputIndex, item: { id: item.id, type: "reasoning", summary: [] } });
@@ -256,6 +268,11 @@ export class ResponsesStreamWriter {
     if (item.kind === "message") return this.closeMessage(item, messageStatus);
     item.open = false;
     const at = { item_id: item.id, output_index: item.outputIndex };
+    if (item.kind === "server-tool") {
+      // A tool still running when the response ends is reported `incomplete`, as the result object reports it.
+      this.emit({ type: "response.output_item.done", output_index: item.outputIndex, item: serverToolItem(item.part) });
+      return;
+    }
     if (item.kind === "call") {
       this.emit({ type: "response.function_call_arguments.done", ...at, arguments: item.part.arguments });
       this.emit({ type: "response.output_item.done", output_index: item.outputIndex, item: functionCallItem(item.id, item.part, "completed") });

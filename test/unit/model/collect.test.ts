@@ -135,6 +135,40 @@ describe("collect", () => {
     ]);
   });
 
+  test("server tools: start and end fold into one part per call, at the start's position, ends in any order", async () => {
+    const response = await collect(
+      replay([
+        start,
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "Let me look." },
+        { type: "text-end", id: "t" },
+        { type: "server-tool-start", id: "st_1", callId: "call_1", name: "service:web_search", arguments: '{"query":"bun"}' },
+        { type: "server-tool-start", id: "st_2", callId: "call_2", name: "service:web_fetch", arguments: '{"url":"https://x.example"}' },
+        { type: "server-tool-end", id: "st_2", status: "failed", error: "HTTP 404: Not Found" },
+        { type: "server-tool-end", id: "st_1", status: "completed", result: { results: [{ url: "https://bun.sh", title: "Bun" }] } },
+        { type: "text-start", id: "t2_t" },
+        { type: "text-delta", id: "t2_t", delta: "Found it." },
+        { type: "text-end", id: "t2_t" },
+      ]),
+    );
+    expect(response.parts).toEqual([
+      { type: "text", text: "Let me look." },
+      { type: "server-tool", id: "st_1", callId: "call_1", name: "service:web_search", arguments: '{"query":"bun"}', status: "completed", result: { results: [{ url: "https://bun.sh", title: "Bun" }] } },
+      { type: "server-tool", id: "st_2", callId: "call_2", name: "service:web_fetch", arguments: '{"url":"https://x.example"}', status: "failed", error: "HTTP 404: Not Found" },
+      { type: "text", text: "Found it." },
+    ]);
+  });
+
+  test("a server tool that never ended is incomplete; an end without a start adds nothing", async () => {
+    const response = await collect(
+      replay([
+        { type: "server-tool-end", id: "st_x", status: "completed", result: 1 },
+        { type: "server-tool-start", id: "st_1", callId: "call_1", name: "service:datetime", arguments: "{}" },
+      ]),
+    );
+    expect(response.parts).toEqual([{ type: "server-tool", id: "st_1", callId: "call_1", name: "service:datetime", arguments: "{}", status: "incomplete" }]);
+  });
+
   test("the last usage event wins", async () => {
     const first: Usage = { input: { total: 1, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } };
     const response = await collect(replay([{ type: "usage", usage: first }, { type: "usage", usage }]));

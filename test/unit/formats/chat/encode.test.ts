@@ -71,7 +71,8 @@ describe("encodeChat", () => {
         total_tokens: 1280,
         prompt_tokens_details: { cached_tokens: 1000, cache_write_tokens: 100, audio_tokens: 0, file_tokens: 0, video_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 20, audio_tokens: 0, image_tokens: 0 },
-        server_tool_use: { web_search_requests: 1 },
+        server_tool_use: { web_search_requests: 1, web_fetch_requests: 0 },
+        server_tool_use_details: { tool_calls_requested: 0, tool_calls_executed: 0, web_search_requests: 1 },
         cost: 0.0042,
         cost_details: {
           upstream_inference_cost: null,

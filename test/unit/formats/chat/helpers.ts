@@ -5,6 +5,7 @@ import type { ChatChunk } from "../../../../core/formats/chat/chunk.ts";
 import { decodeChat } from "../../../../core/formats/chat/decode.ts";
 import type { ChatCompletion, ChatMessageOut, ChatToolCallOut } from "../../../../core/formats/chat/encode.ts";
 import type { ReasoningDetailOut } from "../../../../core/formats/chat/reasoning-details.ts";
+import type { ChatServerToolCallOut } from "../../../../core/formats/chat/server-tool-calls.ts";
 import type { ChatUsage } from "../../../../core/formats/chat/usage.ts";
 
 /** An encode context for a streamed request, optionally with `include_usage` and opted-in routing metadata. */
@@ -44,7 +45,7 @@ function mergeDetail(into: ReasoningDetailOut | undefined, delta: ReasoningDetai
 /** A completion rebuilt from chunks; `usage` only exists when the stream sent a usage chunk. */
 export type Reassembled = Omit<ChatCompletion, "usage"> & { usage?: ChatUsage };
 
-/** Folds chunks the way a client does: concatenate strings, merge tool calls and reasoning details by index. */
+/** Folds chunks the way a client does: concatenate strings, merge tool calls, server tool calls and reasoning details by index. */
 export function reassemble(chunks: readonly ChatChunk[]): Reassembled {
   const last = chunks.at(-1);
   if (!last) throw new Error("no chunks");
@@ -53,6 +54,7 @@ export function reassemble(chunks: readonly ChatChunk[]): Reassembled {
   let reasoning: string | null = null;
   const details = new Map<number, ReasoningDetailOut>();
   const calls = new Map<number, ChatToolCallOut>();
+  const serverCalls = new Map<number, ChatServerToolCallOut>();
   const annotations: unknown[] = [];
   const logprobs: unknown[] = [];
   const result: Partial<ChatCompletion> = {};
@@ -72,6 +74,10 @@ export function reassemble(chunks: readonly ChatChunk[]): Reassembled {
         if (known) known.function.arguments += call.function.arguments;
         else calls.set(call.index, { id: call.id ?? "", index: call.index, type: "function", function: { name: call.function.name ?? "", arguments: call.function.arguments } });
       }
+      for (const { index, ...fields } of delta.server_tool_calls ?? []) {
+        // Later deltas of an index overwrite its keys (the closing one sets the final status and the result).
+        serverCalls.set(index, { ...serverCalls.get(index), ...fields } as ChatServerToolCallOut);
+      }
       annotations.push(...(delta.annotations ?? []));
       logprobs.push(...(choice.logprobs?.content ?? []));
       if (choice.finish_reason !== null) finish = choice;
@@ -80,6 +86,7 @@ export function reassemble(chunks: readonly ChatChunk[]): Reassembled {
   const message: ChatMessageOut = { role: "assistant", content, refusal, reasoning };
   if (details.size > 0) message.reasoning_details = [...details.values()].sort((a, b) => a.index - b.index);
   if (calls.size > 0) message.tool_calls = [...calls.values()].sort((a, b) => a.index - b.index);
+  if (serverCalls.size > 0) message.server_tool_calls = [...serverCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
   if (annotations.length > 0) message.annotations = annotations;
   const body: Reassembled = {
     id: last.id,
