@@ -5,7 +5,7 @@ import { checkModuleOptions } from "./options.ts";
 import { ModuleError, type Registry } from "./registry.ts";
 import { registerSharedModules } from "./shared-modules.ts";
 
-/** Imports and registers each extension; plugin/tool options become that module's defaults. */
+/** Imports and registers each extension (its default export: a module, or an array of them); options become its defaults. */
 export async function loadExtensions(
   refs: readonly ExtensionRef[],
   registry: Registry,
@@ -22,10 +22,14 @@ export async function loadExtensions(
     } catch (error) {
       throw new ModuleError(`${source}: cannot be loaded: ${(error as Error).message}`);
     }
-    const module = registry.register(imported.default ?? imported, source);
-    checkModuleOptions(module, ref.options, source);
-    if (module.id in pluginDefaults || Object.keys(ref.options).length > 0) {
-      pluginDefaults[module.id] = { ...ref.options, ...pluginDefaults[module.id] };
+    // One module per file, or (a package bringing several) an array of them as the default export.
+    const exported = imported.default ?? imported;
+    for (const value of Array.isArray(exported) ? exported : [exported]) {
+      const module = registry.register(value, source);
+      checkModuleOptions(module, ref.options, source);
+      if (module.id in pluginDefaults || Object.keys(ref.options).length > 0) {
+        pluginDefaults[module.id] = { ...ref.options, ...pluginDefaults[module.id] };
+      }
     }
   }
 }

@@ -27,6 +27,9 @@ export interface EndpointView {
 
 export interface ModelView {
   readonly id: string;
+  /** Display name and description from the config, when it gives them. */
+  readonly name?: string;
+  readonly description?: string;
   readonly endpoints: readonly EndpointView[];
 }
 
@@ -35,9 +38,24 @@ export interface CatalogView {
   model(id: string): ModelView | undefined;
 }
 
+const views = new WeakMap<Catalog, CatalogView>();
+
+/** The one view of a process's catalog (its methods read the live routing state, so it is built once). */
+export function sharedCatalogView(catalog: Catalog, routing: RoutingRuntime): CatalogView {
+  let view = views.get(catalog);
+  if (!view) views.set(catalog, (view = createCatalogView(catalog, routing)));
+  return view;
+}
+
 /** Builds the view of one process's catalog and routing state. */
 export function createCatalogView(catalog: Catalog, routing: RoutingRuntime): CatalogView {
-  const modelView = (id: string, endpoints: readonly Endpoint[]): ModelView => ({ id, endpoints: endpoints.map((e) => endpointView(e, routing)) });
+  const modelView = (id: string, endpoints: readonly Endpoint[]): ModelView => {
+    const config = endpoints[0]?.model;
+    const view: { -readonly [K in keyof ModelView]: ModelView[K] } = { id, endpoints: endpoints.map((e) => endpointView(e, routing)) };
+    if (config?.name !== undefined) view.name = config.name;
+    if (config?.description !== undefined) view.description = config.description;
+    return view;
+  };
   return Object.freeze({
     models: () => catalog.list().map((m) => modelView(m.id, m.endpoints)),
     model: (id: string) => {

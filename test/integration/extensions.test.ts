@@ -54,6 +54,13 @@ describe("extensions", () => {
     );
   });
 
+  test("server tool settings are checked at start-up: an unknown tool or a misspelt key stops it, naming the field", async () => {
+    const withTools = (tools: unknown) => buildConfig({ tools } as never, {}, root);
+    expect(buildRegistry(withTools({ web_serch: { engine: "searxng" } }))).rejects.toThrow('"tools.web_serch": no server tool "service:web_serch"');
+    expect(buildRegistry(withTools({ web_search: { enigne: "searxng" } }))).rejects.toThrow(/tools\.web_search.*enigne/);
+    expect(await buildRegistry(withTools({ web_search: { engine: "searxng", base_url: "http://127.0.0.1:9" } }))).toBeDefined();
+  });
+
   test("a missing module stops start-up", async () => {
     expect(buildRegistry(configWith(["./examples/plugins/missing.ts"]))).rejects.toThrow("cannot be loaded");
   });

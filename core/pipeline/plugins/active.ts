@@ -2,13 +2,12 @@
  * Which plugins run for a request, and the context each hook gets. A plugin runs when it is enabled by default or
  * named in the request's `plugins`, unless `{id, enabled: false}`; an id the gateway does not have is a 400.
  */
-import { roundUsd } from "../../accounting/money.ts";
-import { GatewayError, errors } from "../../errors.ts";
+import { errors } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { RegisteredPlugin } from "../../registry/define.ts";
 import type { PluginContext } from "../../registry/plugin.ts";
-import { createCatalogView, type CatalogView } from "../../routing/catalog-view.ts";
-import type { Deps } from "../../deps.ts";
+import { sharedCatalogView } from "../../routing/catalog-view.ts";
+import { chargeRequest } from "../turn/charge.ts";
 import type { RequestContext } from "../context.ts";
 import { decisionOf } from "../turn/decision.ts";
 import { routeTurn } from "../turn/route.ts";
@@ -44,29 +43,11 @@ function pluginContext(ctx: RequestContext, plugin: RegisteredPlugin, options: R
     options,
     helpers: ctx.deps.helpers,
     signal: ctx.signal,
-    catalog: catalogViewOf(ctx.deps),
+    catalog: sharedCatalogView(ctx.deps.catalog, ctx.deps.routing),
     report: (entry) => void ctx.pipeline.push({ ...entry, type: "plugin", name: plugin.id }),
-    charge: (amount, description) => charge(ctx, plugin.id, amount, description),
+    charge: (amount, description) => chargeRequest(ctx, { plugin: plugin.id }, amount, description),
     route: async (routed) => decisionOf(await routeTurn(ctx, routed), ctx.deps.routing),
   };
 }
 
-async function charge(ctx: RequestContext, pluginId: string, amount: number, description: string): Promise<void> {
-  if (!Number.isFinite(amount) || amount < 0) throw new TypeError(`plugin "${pluginId}": charge(${amount}) must be a finite, non-negative USD amount`);
-  const usd = roundUsd(amount);
-  if (usd > 0 && ctx.credit && !(await ctx.credit.extend(usd))) {
-    throw new GatewayError("payment_required", `Insufficient credits for the priced work of plugin "${pluginId}" (${description})`, {
-      metadata: { plugin: pluginId, amount: usd },
-    });
-  }
-  ctx.spend.charges.push({ amount: usd, description, plugin: pluginId });
-}
 
-const views = new WeakMap<Deps, CatalogView>();
-
-/** One view per process (its methods read the live routing state). */
-function catalogViewOf(deps: Deps): CatalogView {
-  let view = views.get(deps);
-  if (!view) views.set(deps, (view = createCatalogView(deps.catalog, deps.routing)));
-  return view;
-}

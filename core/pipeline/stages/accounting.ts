@@ -39,8 +39,12 @@ export const accountingStage: Stage = {
 class StreamSettlement implements StreamObserver {
   constructor(private readonly ctx: RequestContext) {}
 
+  /**
+   * A usage event's `cost` is the live turn's; with more to the bill (or none given: the agent loop's closing usage
+   * comes after all its turns settled) the event shows the whole request's.
+   */
   event(event: StreamEvent): StreamEvent {
-    if (event.type !== "usage" || !this.ctx.spend.isCompound()) return event;
+    if (event.type !== "usage" || (event.cost !== undefined && !this.ctx.spend.isCompound())) return event;
     return { ...event, cost: this.ctx.spend.totalCost(event.cost) };
   }
 

@@ -6,12 +6,13 @@ import { roundUsd } from "../../accounting/money.ts";
 import { addUsage, emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import type { StreamOutcome } from "../outcome.ts";
 
-/** Priced work a plugin did for the request (a web search, a moderation call), billed with it. */
+/** Priced work a plugin or server tool did for the request (a web search, a moderation call), billed with it. */
 export interface Charge {
   /** USD. */
   amount: number;
   description: string;
-  plugin: string;
+  /** Who did it: `plugin "web"`, `service:web_search`. */
+  source: string;
 }
 
 export class Spend {

@@ -24,7 +24,7 @@ describe("the hook context", () => {
     const ctx = ctxWithPlugin();
     const [active] = resolvePlugins(ctx);
     await active!.contextFor(ctx.request).charge(0.1 + 0.2, "two searches");
-    expect(ctx.spend.charges).toEqual([{ amount: 0.3, description: "two searches", plugin: "p" }]);
+    expect(ctx.spend.charges).toEqual([{ amount: 0.3, description: "two searches", source: `plugin "p"` }]);
     expect(ctx.spend.isCompound()).toBe(true);
   });
 

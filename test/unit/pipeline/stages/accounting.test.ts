@@ -140,7 +140,7 @@ describe("accounting stage, non-streamed", () => {
     const outcome = await accountingStage.run(
       ctx,
       stubNext(() => {
-        ctx.spend.charges.push({ amount: 0.25, description: "web search", plugin: "web" });
+        ctx.spend.charges.push({ amount: 0.25, description: "web search", source: "web" });
         return turnResponse(ctx, response({ usage: usageOf(4, 3) }));
       }),
     );
@@ -262,7 +262,7 @@ describe("accounting stage, streamed", () => {
 
   test("with plugin charges, the stream's usage event shows the whole bill and the record has it", async () => {
     const ctx = servedContext(true);
-    ctx.spend.charges.push({ amount: 0.5, description: "moderation", plugin: "mod" });
+    ctx.spend.charges.push({ amount: 0.5, description: "moderation", source: "mod" });
     const events = await runStream(ctx, streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]));
     const seen = await drain(events);
     expect(seen[0]).toMatchObject({ type: "usage", cost: { total: 3.5, input: 1, output: 2 } });

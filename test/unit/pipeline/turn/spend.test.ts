@@ -30,7 +30,7 @@ describe("Spend", () => {
   test("totalCost adds the plugins' charges to the turns' cost", () => {
     const spend = new Spend();
     spend.addTurn(usageOf(1, 1), cost(0.1, 0.05, 0.05));
-    spend.charges.push({ amount: 0.2, description: "web search", plugin: "web" }, { amount: 0.0001, description: "moderation", plugin: "mod" });
+    spend.charges.push({ amount: 0.2, description: "web search", source: "web" }, { amount: 0.0001, description: "moderation", source: "mod" });
     expect(spend.charged()).toBe(0.2001);
     expect(spend.totalCost()).toEqual(cost(0.3001, 0.05, 0.05));
   });
@@ -39,7 +39,7 @@ describe("Spend", () => {
     const live = cost(0.02, 0.01, 0.01);
     const fresh = new Spend();
     expect(fresh.totalCost(live)).toEqual(live);
-    fresh.charges.push({ amount: 0.5, description: "x", plugin: "p" });
+    fresh.charges.push({ amount: 0.5, description: "x", source: "p" });
     expect(fresh.totalCost(live)).toEqual(cost(0.52, 0.01, 0.01));
 
     const spend = new Spend();
@@ -51,7 +51,7 @@ describe("Spend", () => {
 
   test("only charges: the total is the charges", () => {
     const spend = new Spend();
-    spend.charges.push({ amount: 0.25, description: "x", plugin: "p" });
+    spend.charges.push({ amount: 0.25, description: "x", source: "p" });
     expect(spend.totalCost()).toEqual(cost(0.25, 0, 0));
   });
 
@@ -71,7 +71,7 @@ describe("Spend", () => {
     expect(finished.isCompound()).toBe(true);
 
     const charged = new Spend();
-    charged.charges.push({ amount: 0, description: "free", plugin: "p" });
+    charged.charges.push({ amount: 0, description: "free", source: "p" });
     expect(charged.isCompound()).toBe(true);
   });
 
