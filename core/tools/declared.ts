@@ -39,6 +39,7 @@ export function isServiceTool(tool: Tool): tool is Extract<Tool, { kind: "server
 
 /** Checks and resolves the request's `service:` tools; undefined when it declares none (the common case). */
 export function declaredTools(request: CanonicalRequest, env: DeclarationEnv): DeclaredTools | undefined {
+  checkDeferred(request.tools);
   if (!request.tools.some(isServiceTool)) return undefined;
   const functionNames = new Set(request.tools.flatMap((tool) => (tool.kind === "function" ? [tool.name] : [])));
   const declared: DeclaredTools = { byModelName: new Map(), list: [] };
@@ -66,6 +67,21 @@ export function declaredTools(request: CanonicalRequest, env: DeclarationEnv): D
   return declared;
 }
 
+/** The server tool that reveals deferred tools (reference b4). */
+export const TOOL_SEARCH = "service:tool_search";
+
+/**
+ * Spec "Tools" `defer_loading`: a deferred tool needs a tool search (ours, or an upstream's native one on Messages)
+ * and at least one tool loaded up front; the search tool itself cannot be deferred.
+ */
+function checkDeferred(tools: readonly Tool[]): void {
+  if (!tools.some((tool) => tool.kind === "function" && tool.deferLoading === true)) return;
+  const isSearch = (tool: Tool) => tool.kind === "server" && (tool.type === TOOL_SEARCH || tool.type.startsWith("tool_search_tool_"));
+  if (!tools.some(isSearch)) throw errors.invalid(`tools: defer_loading requires the ${TOOL_SEARCH} server tool`, { field: "tools" });
+  const loaded = tools.some((tool) => (tool.kind === "function" && tool.deferLoading !== true) || (tool.kind === "server" && !isSearch(tool)));
+  if (!loaded) throw errors.invalid("tools: defer_loading requires at least one tool that is not deferred", { field: "tools" });
+}
+
 const checks = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
 function checkParameters(module: RegisteredTool, parameters: Record<string, unknown>, field: string): void {
@@ -88,9 +104,11 @@ function unknownKeyMessage(error: { message: string; path: string }): string | u
 /** The function tools the upstream model sees for a turn: the client's (deferred ones once revealed) and ours. */
 export function modelTools(request: CanonicalRequest, declared: DeclaredTools, revealed: ReadonlySet<string>): Tool[] {
   const out: Tool[] = [];
+  const searches = declared.list.some((entry) => entry.module.id === TOOL_SEARCH);
   for (const tool of request.tools) {
     if (tool.kind === "function") {
-      if (tool.deferLoading !== true) out.push(tool);
+      // Deferred tools are withheld until our tool search reveals them (without it, an upstream's native search does).
+      if (tool.deferLoading !== true || !searches) out.push(tool);
       else if (revealed.has(tool.name)) out.push(withoutDeferral(tool));
     } else if (!isServiceTool(tool)) out.push(tool);
   }

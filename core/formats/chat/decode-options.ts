@@ -33,7 +33,13 @@ export function decodeTools(tools: ChatRequest["tools"]): Tool[] {
         },
       );
     }
-    return assignDefined<ServerTool>({ kind: "server", type: tool.type }, { parameters: tool.parameters });
+    if (tool.type.startsWith("service:")) {
+      const server = tool as { type: string; parameters?: Record<string, unknown> };
+      return assignDefined<ServerTool>({ kind: "server", type: server.type }, { parameters: server.parameters });
+    }
+    // A web search shorthand: the gateway's own web search, its other fields as parameters.
+    const { type: _shorthand, ...parameters } = tool as Record<string, unknown>;
+    return Object.keys(parameters).length > 0 ? { kind: "server", type: "service:web_search", parameters } : { kind: "server", type: "service:web_search" };
   });
 }
 
@@ -41,7 +47,8 @@ export function decodeTools(tools: ChatRequest["tools"]): Tool[] {
 export function decodeToolChoice(choice: ChatRequest["tool_choice"]): ToolChoice | undefined {
   if (choice === undefined) return undefined;
   if (typeof choice === "string") return { type: choice };
-  return { type: "tool", name: choice.function.name };
+  // A server tool is forced by its type; the agent loop maps it to the name the model sees.
+  return "function" in choice ? { type: "tool", name: choice.function.name } : { type: "tool", name: choice.type };
 }
 
 /** `response_format` → output format. */

@@ -28,10 +28,17 @@ export const ServerToolSchema = Type.Object({
   parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 
-/** `tool_choice`: `none` | `auto` | `required` | `{type: function, function: {name}}`. */
+/** OpenAI's hosted web search shorthands, which the gateway runs as `service:web_search` (reference §1a). */
+export const WEB_SEARCH_SHORTHANDS = ["web_search", "web_search_preview", "web_search_preview_2025_03_11", "web_search_2025_08_26"] as const;
+
+/** `{type: "web_search", search_context_size?, user_location?, ...}`: its other fields are the tool's parameters. */
+export const WebSearchShorthandSchema = Type.Object({ type: StringEnum([...WEB_SEARCH_SHORTHANDS]) }, { additionalProperties: true });
+
+/** `tool_choice`: `none` | `auto` | `required` | `{type: function, function: {name}}` | `{type: "service:<name>"}` (force a server tool). */
 export const ToolChoiceSchema = Type.Union([
   StringEnum(["none", "auto", "required"]),
   Type.Object({ type: Type.Literal("function"), function: Type.Object({ name: Type.String() }) }),
+  Type.Object({ type: Type.String({ pattern: "^service:" }) }),
 ]);
 
 /** `response_format`: text, json_object or json_schema. */
@@ -89,7 +96,7 @@ export const ChatRequestSchema = Type.Object(
     stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Nullable(Type.Boolean())) }))),
     parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
     tool_choice: Type.Optional(ToolChoiceSchema),
-    tools: Type.Optional(Type.Array(Type.Union([FunctionToolSchema, ServerToolSchema]))),
+    tools: Type.Optional(Type.Array(Type.Union([FunctionToolSchema, ServerToolSchema, WebSearchShorthandSchema]))),
     response_format: Type.Optional(ResponseFormatSchema),
     verbosity: Type.Optional(Nullable(StringEnum(["low", "medium", "high", "xhigh", "max"]))),
     prediction: Type.Optional(

@@ -9,9 +9,6 @@ import type { FunctionToolSchema, ResponsesRequest, ServerToolSchema } from "./s
 type FunctionTool = Static<typeof FunctionToolSchema>;
 type ServerTool = Static<typeof ServerToolSchema>;
 
-/** The server tool that reveals deferred tools (reference b4). */
-export const TOOL_SEARCH = "service:tool_search";
-
 /** Decodes `tools`; hosted tool kinds of other services are dropped with a warning (the gateway cannot run them). */
 export function decodeTools(tools: ResponsesRequest["tools"], warnings: Warning[]): Tool[] {
   const out: Tool[] = [];
@@ -22,7 +19,6 @@ export function decodeTools(tools: ResponsesRequest["tools"], warnings: Warning[
       out.push(server.parameters ? { kind: "server", type: server.type, parameters: server.parameters } : { kind: "server", type: server.type });
     } else warn(warnings, "unsupported_tool", `tools[${index}]`, `tool type ${tool.type} is not supported and was dropped`);
   });
-  checkDeferred(out);
   return out;
 }
 
@@ -37,18 +33,6 @@ function functionTool(tool: FunctionTool): Tool {
   return out;
 }
 
-/** Spec "Tools" `defer_loading`: needs the tool-search server tool and at least one tool loaded up front. */
-function checkDeferred(tools: Tool[]): void {
-  const deferred = tools.some((tool) => tool.kind === "function" && tool.deferLoading === true);
-  if (!deferred) return;
-  if (!tools.some((tool) => tool.kind === "server" && tool.type === TOOL_SEARCH)) {
-    throw errors.invalid(`tools: defer_loading requires the ${TOOL_SEARCH} server tool`);
-  }
-  const loaded = tools.some(
-    (tool) => (tool.kind === "function" && tool.deferLoading !== true) || (tool.kind === "server" && tool.type !== TOOL_SEARCH),
-  );
-  if (!loaded) throw errors.invalid("tools: defer_loading requires at least one tool that is not deferred");
-}
 
 /** Decodes `tool_choice`; forms the canonical model cannot state exactly are approximated with a warning. */
 export function decodeToolChoice(choice: ResponsesRequest["tool_choice"], warnings: Warning[]): ToolChoice | undefined {

@@ -98,6 +98,12 @@ class AgentLoop {
     if (this.stopping !== undefined) next.toolChoice = { type: "none" };
     // A forced tool (`required`, a named one) applies to the first turn; later ones would never end.
     else if (turn > 1 && request.toolChoice && request.toolChoice.type !== "none") next.toolChoice = { type: "auto" };
+    else if (request.toolChoice?.type === "tool") {
+      // A server tool forced by its type (`service:web_search`) is called by the name the model sees.
+      const forced = request.toolChoice.name;
+      const entry = this.declared.list.find((tool) => tool.module.id === forced);
+      if (entry) next.toolChoice = { ...request.toolChoice, name: entry.modelName };
+    }
     return next;
   }
 

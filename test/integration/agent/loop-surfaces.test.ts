@@ -69,3 +69,29 @@ test("a third-party tool loaded through extensions runs in the loop like a built
   expect(body.output[0]).toMatchObject({ type: "service:word_count", status: "completed" });
   expect(JSON.parse(String(messagesOf(agent.upstream, 1).at(-1)!.content))).toMatchObject({ words: 3 });
 });
+
+test("deferred tools stay hidden from the model until service:tool_search reveals them", async () => {
+  const weather = { type: "function", name: "get_weather", description: "Current weather for a city", parameters: { type: "object", properties: { city: { type: "string" } } }, defer_loading: true };
+  const stocks = { type: "function", name: "get_stock_price", description: "A share price", parameters: { type: "object" }, defer_loading: true };
+  agent.upstream.script = (body) =>
+    (body.messages as Json[]).some((m) => m.role === "tool") ? { calls: [{ name: "get_weather", args: { city: "Oslo" }, id: "call_w" }] } : { calls: [{ name: "tool_search", args: { query: "weather" } }] };
+  const res = await agent.gw.request("/responses", { method: "POST", json: { model: MODEL, input: "weather in Oslo?", tools: [{ type: "service:datetime" }, { type: "service:tool_search" }, weather, stocks] } });
+  const body = (await res.json()) as Json;
+  expect(res.status).toBe(200);
+  const offered = (i: number) => (agent.upstream.bodies[i]!.tools as Json[]).map((t) => t.function.name);
+  expect(offered(0)).toEqual(["datetime", "tool_search"]);
+  expect(offered(1)).toEqual(["get_weather", "datetime", "tool_search"]);
+  expect(body.output.map((item: Json) => item.type)).toEqual(["service:tool_search", "function_call"]);
+  expect(body.output[0].query).toBe("weather");
+  expect(body.output[1]).toMatchObject({ name: "get_weather", call_id: "call_w" });
+});
+
+test("a request that defers tools without service:tool_search is a 400, in every format", async () => {
+  const chat = await agent.gw.request("/messages", { method: "POST", json: { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "x" }], tools: [{ name: "f", input_schema: { type: "object" }, defer_loading: true }, { name: "g", input_schema: { type: "object" } }] } });
+  expect(chat.status).toBe(400);
+  expect(await chat.text()).toContain("service:tool_search");
+  const responses = await agent.gw.request("/responses", { method: "POST", json: { model: MODEL, input: "x", tools: [{ type: "function", name: "f", defer_loading: true }, { type: "service:tool_search" }] } });
+  expect(responses.status).toBe(400);
+  expect(await responses.text()).toContain("not deferred");
+  expect(agent.upstream.bodies).toHaveLength(0);
+});

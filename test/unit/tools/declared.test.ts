@@ -5,6 +5,7 @@ import { Registry } from "../../../core/registry/registry.ts";
 import { declaredTools, modelTools } from "../../../core/tools/declared.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { CatalogView } from "../../../core/routing/catalog-view.ts";
+import toolSearch from "../../../tools/tool-search.ts";
 import { canonicalRequest, fakeHelpers } from "../pipeline/helpers.ts";
 
 const lookup = defineTool({
@@ -22,6 +23,7 @@ const lookup = defineTool({
 function env(settings: Record<string, Record<string, unknown>> = {}) {
   const registry = new Registry();
   registry.register(lookup, "test");
+  registry.register(toolSearch, "test");
   return { registry, settings, catalog: {} as CatalogView, helpers: fakeHelpers() };
 }
 
@@ -59,12 +61,24 @@ describe("declaredTools", () => {
         { kind: "function", name: "hidden", deferLoading: true },
         { kind: "server", type: "service:lookup" },
         { kind: "server", type: "service:lookup", parameters: { max_results: 2 } },
+        { kind: "server", type: "service:tool_search" },
       ],
     });
     const declared = declaredTools(request, env())!;
-    expect(declared.list.map((t) => t.modelName)).toEqual(["service_lookup", "lookup_2"]);
+    expect(declared.list.map((t) => t.modelName)).toEqual(["service_lookup", "lookup_2", "tool_search"]);
     const names = (revealed: string[]) => modelTools(request, declared, new Set(revealed)).map((t) => (t.kind === "function" ? t.name : t.type));
-    expect(names([])).toEqual(["lookup", "service_lookup", "lookup_2"]);
-    expect(names(["hidden"])).toEqual(["lookup", "hidden", "service_lookup", "lookup_2"]);
+    expect(names([])).toEqual(["lookup", "service_lookup", "lookup_2", "tool_search"]);
+    expect(names(["hidden"])).toEqual(["lookup", "hidden", "service_lookup", "lookup_2", "tool_search"]);
+  });
+
+  test("defer_loading needs a tool search and one tool loaded up front, in every format", () => {
+    const deferred = { kind: "function" as const, name: "f", deferLoading: true };
+    for (const format of ["chat", "responses", "messages"] as const) {
+      expect(refusal(() => declaredTools(canonicalRequest({ format, tools: [deferred] }), env()))).toContain("service:tool_search");
+      expect(refusal(() => declaredTools(canonicalRequest({ format, tools: [deferred, { kind: "server", type: "service:tool_search" }] }), env()))).toContain("not deferred");
+      expect(declaredTools(canonicalRequest({ format, tools: [deferred, { kind: "server", type: "service:tool_search" }, { kind: "function", name: "g" }] }), env())?.list).toHaveLength(1);
+    }
+    // An upstream's own tool search (Anthropic's) also satisfies it; the deferred tools then go upstream as they are.
+    expect(declaredTools(canonicalRequest({ format: "messages", tools: [deferred, { kind: "server", type: "tool_search_tool_regex_20251119" }, { kind: "function", name: "g" }] }), env())).toBeUndefined();
   });
 });

@@ -24,14 +24,6 @@ describe("400 rules", () => {
     expect(parse({ model: "m", prompt: { id: "pmpt_1" } }).messages).toEqual([]);
   });
 
-  test("defer_loading needs service:tool_search and one tool loaded up front", () => {
-    const deferred = { type: "function", name: "f", defer_loading: true };
-    expect(rejection({ ...base, tools: [deferred] }).message).toContain("service:tool_search");
-    expect(rejection({ ...base, tools: [deferred, { type: "service:tool_search" }] }).message).toContain("not deferred");
-    const ok = parse({ ...base, tools: [deferred, { type: "service:tool_search" }, { type: "function", name: "g" }] });
-    expect(ok.tools[0]).toEqual({ kind: "function", name: "f", deferLoading: true });
-  });
-
   test("input_image and input_file need a source", () => {
     rejection({ ...base, input: [{ role: "user", content: [{ type: "input_image", detail: "auto" }] }] });
     rejection({ ...base, input: [{ role: "user", content: [{ type: "input_file", filename: "a.pdf" }] }] });
