@@ -90,9 +90,10 @@ describe("ChatRequestSchema messages", () => {
     expect(check({ role: "user", content: [{ type: "video", url: "x" }] })).toBe(false);
   });
 
-  test("tools: function and service: tools pass, other kinds do not", () => {
+  test("tools: function, service: and the web search shorthand tools pass, other kinds do not", () => {
     const fn = { type: "function", function: { name: "f", parameters: { type: "object" }, strict: true } };
     expect(valid({ tools: [fn, { type: "service:web_search", parameters: { max_results: 3 } }] })).toBe(true);
-    expect(valid({ tools: [{ type: "web_search_preview" }] })).toBe(false);
+    expect(valid({ tools: [{ type: "web_search_preview" }] })).toBe(true);
+    expect(valid({ tools: [{ type: "code_interpreter" }] })).toBe(false);
   });
 });
