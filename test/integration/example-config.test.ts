@@ -14,6 +14,9 @@ test("examples/gateway.config.json validates, resolves its secret from the env a
   expect(config.providers[1]!.models[0]!.pricing.prompt).toBe(0.0000005);
   const registry = await buildRegistry(config);
   expect(registry.plugin("shout")).toBeDefined();
+  expect(registry.tool("service:word_count")).toBeDefined();
+  expect(config.tools.web_search).toMatchObject({ engine: "searxng", base_url: "http://127.0.0.1:8888" });
+  expect(config.network.allowPrivate).toEqual(["127.0.0.1/32"]);
   expect(buildCatalog(config.providers, registry).get("local/sim-chat")?.endpoints.length).toBe(1);
 });
 
