@@ -1,7 +1,9 @@
-/** `GET /models` and `GET /health`: public, no key needed. */
+/** `GET /models` (and the peer's other catalog reads, ./catalog-peer.ts) and `GET /health`: public, no key needed. */
 import { Elysia } from "elysia";
 import type { Deps } from "../deps.ts";
 import type { Pricing } from "../config/types.ts";
+import { catalogPeerRoutes, ModelListQuery, modelPage } from "./catalog-peer.ts";
+import { peerModelFields } from "./model-view.ts";
 
 export function catalogRoutes(deps: Deps) {
   // The catalog is fixed after start-up, so the reply is built once.
@@ -14,6 +16,8 @@ export function catalogRoutes(deps: Deps) {
         name: first.model.name ?? model.id,
         description: first.model.description ?? (simulated ? "Provider simulator (deterministic, not a real model)" : ""),
         context_length: first.model.contextLength ?? null,
+        // What the model produces, as the config declares it (null: not declared, the upstream decides).
+        output_modalities: first.model.outputModalities ?? null,
         pricing: pricingView(first.model.pricing),
         simulated,
         endpoints: model.endpoints.map((e) => ({
@@ -22,28 +26,33 @@ export function catalogRoutes(deps: Deps) {
           upstream_model: e.model.upstreamModel,
           context_length: e.model.contextLength ?? null,
           max_output_tokens: e.model.maxOutputTokens ?? null,
+          output_modalities: e.model.outputModalities ?? null,
           pricing: pricingView(e.model.pricing),
           quantization: e.model.quantization ?? null,
           tiers: e.model.tiers ?? null,
           simulated: e.provider.simulated,
         })),
+        // The fields the peer's `Model` requires (its SDK rejects a listing without them).
+        ...peerModelFields(model),
       };
     }),
   };
-  const body = JSON.stringify(models);
   return new Elysia({ name: "routes:catalog" })
-    .get("/models", () => new Response(body, { headers: { "content-type": "application/json" } }), {
-      detail: { summary: "Every configured model with its endpoints and pricing", tags: ["models"] },
+    .get("/models", ({ query, path }) => modelPage(models.data, query, path), {
+      query: ModelListQuery,
+      detail: { summary: "Every configured model with its endpoints and pricing (paged with offset and limit)", tags: ["models"] },
     })
+    .use(catalogPeerRoutes(deps, models.data))
     .get("/health", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"] } });
 }
 
 /** Prices as decimal strings, as OpenRouter publishes them. */
-function pricingView(p: Pricing): Record<string, string> {
+export function pricingView(p: Pricing): Record<string, string> {
   const out: Record<string, string> = { prompt: String(p.prompt), completion: String(p.completion) };
   if (p.cacheRead !== undefined) out.input_cache_read = String(p.cacheRead);
   if (p.cacheWrite !== undefined) out.input_cache_write = String(p.cacheWrite);
   if (p.reasoning !== undefined) out.internal_reasoning = String(p.reasoning);
   if (p.request !== undefined) out.request = String(p.request);
+  if (p.image !== undefined) out.image = String(p.image);
   return out;
 }

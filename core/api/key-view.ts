@@ -1,9 +1,23 @@
-/** The public shape of an API key (reference b9): money in USD, timestamps ISO 8601. */
+/**
+ * The public shape of an API key (reference b9; the peer SDK's key schemas): money in USD, timestamps ISO 8601.
+ * Spending comes from the usage ledger (`./key-spending.ts`); the BYOK figures are 0 because the gateway has no
+ * bring-your-own-key, and `external_user` / `creator_user_id` are null because it has no users (README "API keys").
+ */
+import type { UsagePeriods } from "../accounting/usage-periods.ts";
 import type { ApiKeyRecord } from "../store/types.ts";
 import { roundUsd } from "../accounting/money.ts";
 
-export function keyView(record: ApiKeyRecord, pendingUsage: number): Record<string, unknown> {
-  const usage = roundUsd(record.usage + pendingUsage);
+/** What a key's view needs besides its record: unflushed lifetime spending and the period totals. */
+export interface KeySpending {
+  pendingUsage: number;
+  periods: UsagePeriods;
+}
+
+/** No BYOK in a self-hosted gateway: every upstream call is paid with the operator's provider keys. */
+export const NO_BYOK_USAGE = Object.freeze({ byok_usage: 0, byok_usage_daily: 0, byok_usage_weekly: 0, byok_usage_monthly: 0 });
+
+export function keyView(record: ApiKeyRecord, spending: KeySpending): Record<string, unknown> {
+  const usage = roundUsd(record.usage + spending.pendingUsage);
   return {
     hash: record.hash,
     name: record.name,
@@ -13,12 +27,17 @@ export function keyView(record: ApiKeyRecord, pendingUsage: number): Record<stri
     limit: record.limit,
     limit_remaining: record.limit === null ? null : roundUsd(Math.max(0, record.limit - usage)),
     limit_reset: record.limitReset,
+    include_byok_in_limit: record.includeByokInLimit ?? false,
     usage,
+    usage_daily: roundUsd(spending.periods.daily),
+    usage_weekly: roundUsd(spending.periods.weekly),
+    usage_monthly: roundUsd(spending.periods.monthly),
+    ...NO_BYOK_USAGE,
     created_at: new Date(record.createdAt).toISOString(),
     updated_at: new Date(record.updatedAt).toISOString(),
     expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),
     workspace_id: record.workspaceId,
     creator_user_id: null,
+    external_user: null,
   };
 }
-

@@ -11,7 +11,8 @@ import { IntegerQuery, integerParam } from "../http/query.ts";
 import { limitFields } from "../limits/key-view.ts";
 import { checkStorableText } from "../store/text.ts";
 import type { ApiKeyRecord } from "../store/types.ts";
-import { keyView } from "./key-view.ts";
+import { readOneWithSpending, readWithSpending } from "./key-spending.ts";
+import { keyView, type KeySpending } from "./key-view.ts";
 
 const LimitReset = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()]);
 const Limit = t.Union([t.Number({ minimum: 0 }), t.Null()]);
@@ -19,12 +20,16 @@ const Limit = t.Union([t.Number({ minimum: 0 }), t.Null()]);
 /** Per-key rate limit (README "Routing and limits"); null restores the config default. */
 const RateLimit = t.Union([RateLimitSchema, t.Null()]);
 
+/** Reference b9: stored and returned; the gateway has no BYOK, so it changes no limit (README "API keys"). */
+const IncludeByok = t.Boolean();
+
 const CreateKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 256 }),
   limit: t.Optional(Limit),
   limit_reset: t.Optional(LimitReset),
   expires_at: t.Optional(t.Union([t.String(), t.Null()])),
   rate_limit: t.Optional(RateLimit),
+  include_byok_in_limit: t.Optional(IncludeByok),
 });
 
 const PatchKeyBody = t.Object({
@@ -33,6 +38,7 @@ const PatchKeyBody = t.Object({
   limit: t.Optional(Limit),
   limit_reset: t.Optional(LimitReset),
   rate_limit: t.Optional(RateLimit),
+  include_byok_in_limit: t.Optional(IncludeByok),
 });
 
 const ListQuery = t.Object({
@@ -41,13 +47,16 @@ const ListQuery = t.Object({
 });
 
 export function keyRoutes(deps: Deps, auth: Authenticator) {
-  const view = async (record: ApiKeyRecord) => ({ ...keyView(record, deps.ledger.pendingUsage(record.hash)), ...(await limitFields(deps.credits, record)) });
+  const view = async ({ record, spending }: { record: ApiKeyRecord; spending: KeySpending }) => ({
+    ...keyView(record, spending),
+    ...(await limitFields(deps.credits, record)),
+  });
 
-  /** A key of the caller's workspace, or 404 (another workspace's key is indistinguishable from a missing one). */
+  /** A key of the caller's workspace with its spending, or 404 (another workspace's key reads as a missing one). */
   const ownKey = async (principal: Principal, hash: string) => {
-    const record = await deps.ledger.readConsistently(() => deps.store.keys.findByHash(hash));
-    if (!record || record.workspaceId !== principal.workspaceId) throw errors.notFound("API key not found");
-    return record;
+    const row = await readOneWithSpending(deps, hash);
+    if (!row || row.record.workspaceId !== principal.workspaceId) throw errors.notFound("API key not found");
+    return row;
   };
 
   return new Elysia({ name: "routes:keys" })
@@ -72,22 +81,23 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           limitReset: body.limit_reset ?? null,
           expiresAt,
           rateLimit: body.rate_limit ? toRateLimitSetting(body.rate_limit) : null,
+          includeByokInLimit: body.include_byok_in_limit ?? false,
         });
-        return jsonResponse({ data: await view(record), key: secret }, 201);
+        return jsonResponse({ data: await view(await ownKey(principal, record.hash)), key: secret }, 201);
       },
       { body: CreateKeyBody, parse: "json", detail: { summary: "Create an inference API key", tags: ["keys"] } },
     )
     .get(
       "/keys",
       async ({ query, principal }) => {
-        const records = await deps.ledger.readConsistently(() =>
+        const rows = await readWithSpending(deps, () =>
           deps.store.keys.list(principal.workspaceId, {
             offset: integerParam("offset", query.offset, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
             limit: 100,
             includeDisabled: query.include_disabled === "true",
           }),
         );
-        return { data: await Promise.all(records.map(view)) };
+        return { data: await Promise.all(rows.map(view)) };
       },
       { query: ListQuery, detail: { summary: "List API keys", tags: ["keys"] } },
     )
@@ -105,10 +115,12 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           ...(body.limit !== undefined ? { limit: body.limit } : {}),
           ...(body.limit_reset !== undefined ? { limitReset: body.limit_reset } : {}),
           ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit && toRateLimitSetting(body.rate_limit) } : {}),
+          ...(body.include_byok_in_limit !== undefined ? { includeByokInLimit: body.include_byok_in_limit } : {}),
         });
         if (!updated) throw errors.notFound("API key not found");
         await deps.keyCache.invalidate(params.hash);
-        return { data: await view(updated) };
+        // Read again with its spending, consistently with the ledger.
+        return { data: await view(await ownKey(principal, params.hash)) };
       },
       { body: PatchKeyBody, parse: "json", detail: { summary: "Update an API key", tags: ["keys"] } },
     )

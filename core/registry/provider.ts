@@ -1,4 +1,5 @@
 /** Provider adapter contract (ARCHITECTURE §1.1): canonical request in, canonical response or events out. */
+import type { GeneratedImage, ImageCall } from "../images/types.ts";
 import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
@@ -30,6 +31,13 @@ export interface ProviderCall {
 }
 
 export interface ProviderAdapter extends ModuleBase {
+  /**
+   * Optional: the request parameters this adapter sends upstream, named as the catalog's `supported_parameters`
+   * names them (`temperature`, `tools`, `reasoning`, … see core/routing/parameters.ts). The model listings show
+   * them (narrowed by a model entry's own `supported_parameters`); an adapter that leaves this out lists only what
+   * the config declares.
+   */
+  readonly supportedParameters?: readonly string[];
   /** Non-streaming call. Throws GatewayError (status and `retryable` set) when the upstream fails. */
   generate(call: ProviderCall): Promise<CanonicalResponse>;
   /**
@@ -37,4 +45,10 @@ export interface ProviderAdapter extends ModuleBase {
    * first byte throw here and routing may still fall back; failures after that arrive as an `error` event.
    */
   stream(call: ProviderCall): Promise<EventStream>;
+  /**
+   * Optional: generates one image (an images API such as OpenAI's `POST /images/generations`). Used by
+   * `service:image_generation` for models whose config lists `image` in `output_modalities`; without it the gateway
+   * asks `generate` for image output instead (`modalities: ["image", "text"]`). Throws GatewayError like `generate`.
+   */
+  images?(call: ImageCall): Promise<GeneratedImage[]>;
 }

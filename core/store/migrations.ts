@@ -198,6 +198,22 @@ function keyRateLimits(): Migration {
   };
 }
 
+/**
+ * `include_byok_in_limit` on keys (reference b9: accepted on create and update, returned on every key). The gateway
+ * has no BYOK, so it changes no limit; it is stored so a client reads back what it set. And the key/time index
+ * gains `cost_usd`, replacing 0003's: the sums behind `usage_daily` / `_weekly` / `_monthly` (and credit seeding)
+ * then read the index alone (measured on SQLite, 100k generations of one key this month: GET /key 74 ms → 14 ms).
+ */
+function keyIncludeByokAndSpendIndex(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable("api_keys").addColumn("include_byok_in_limit", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.createIndex("generations_key_created_cost_idx").on("generations").columns(["key_hash", "created_at", "cost_usd"]).execute();
+      await db.schema.dropIndex("generations_key_created_idx").execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -205,6 +221,7 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0001_initial": initial(types),
     "0002_presets_batches": presetsAndBatches(types),
     "0003_key_rate_limits": keyRateLimits(),
+    "0004_key_include_byok_spend_index": keyIncludeByokAndSpendIndex(),
   };
 }
 

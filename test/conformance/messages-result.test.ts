@@ -57,12 +57,12 @@ describe("Messages result fields (spec table)", () => {
       cost: expectedCost({ input: 2100, cacheRead: 1800, cacheWrite: 50, output: 50, reasoning: 0 }),
       cost_details: {
         upstream_inference_cost: null,
-        upstream_inference_input_cost: expect.any(Number),
-        upstream_inference_output_cost: expect.any(Number),
+        upstream_inference_prompt_cost: expect.any(Number),
+        upstream_inference_completions_cost: expect.any(Number),
       },
     });
-    const usage = body.usage as { cost: number; cost_details: { upstream_inference_input_cost: number; upstream_inference_output_cost: number } };
-    expect(usage.cost_details.upstream_inference_input_cost + usage.cost_details.upstream_inference_output_cost).toBeCloseTo(usage.cost, 12);
+    const usage = body.usage as { cost: number; cost_details: { upstream_inference_prompt_cost: number; upstream_inference_completions_cost: number } };
+    expect(usage.cost_details.upstream_inference_prompt_cost + usage.cost_details.upstream_inference_completions_cost).toBeCloseTo(usage.cost, 12);
     const metadata = body.service_metadata as Json;
     expect(metadata.requested).toBe(MODEL.anthropic);
     expect(metadata.attempt).toBe(1);

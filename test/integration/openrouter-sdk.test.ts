@@ -33,3 +33,23 @@ test("create a preset from a chat body, read it and its versions, and use it for
   expect(reply.model).toBe("simulator/large");
   expect(reply.choices[0]!.message.content).toBeTruthy();
 });
+
+test("presets from a messages body and a responses body; list and listVersions page through them", async () => {
+  const admin = new OpenRouter({ apiKey: ADMIN_KEY, serverURL: gw.baseUrl });
+  const slug = `sdk-${crypto.randomUUID().slice(0, 8)}`;
+  const fromMessages = await admin.presets.createPresetsMessages({
+    slug,
+    messagesRequest: { model: "simulator/small", maxTokens: 64, system: "Be brief.", messages: [{ role: "user", content: "ignored" }] },
+  });
+  expect(fromMessages.data.designatedVersion!.config).toMatchObject({ model: "simulator/small", max_tokens: 64 });
+  expect(fromMessages.data.designatedVersion!.systemPrompt).toBe("Be brief.");
+  const fromResponses = await admin.presets.createPresetsResponses({ slug, responsesRequest: { model: "simulator/large", instructions: "Be kind.", input: "ignored" } });
+  expect(fromResponses.data.designatedVersion).toMatchObject({ version: 2, systemPrompt: "Be kind." });
+
+  const versions = [];
+  for await (const page of await admin.presets.listVersions({ slug })) versions.push(...page.result.data);
+  expect(versions.map((v) => v?.version)).toEqual([1, 2]);
+  const slugs = [];
+  for await (const page of await admin.presets.list()) slugs.push(...page.result.data.map((p) => p.slug));
+  expect(slugs).toContain(slug);
+});

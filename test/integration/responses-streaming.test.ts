@@ -282,6 +282,7 @@ describe("tools and reasoning, streamed", () => {
       const args = events.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => e.delta).join("");
       const done = events.find((e) => e.type === "response.function_call_arguments.done")!;
       expect(done.arguments).toBe(args);
+      expect(done.name).toBe("get_weather");
       const call = events.find((e) => e.type === "response.output_item.done")!.item;
       expect(call).toMatchObject({ type: "function_call", call_id: added.item.call_id, arguments: args, status: "completed" });
       if (model === NATIVE) expect(call).toMatchObject({ id: FAKE_IDS.callItem, call_id: FAKE_IDS.callId });

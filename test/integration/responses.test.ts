@@ -60,7 +60,9 @@ describe("result shape (both adapters)", () => {
       expect(result.completed_at).toBeGreaterThanOrEqual(result.created_at);
       expect(result.error).toBeNull();
       expect(result.incomplete_details).toBeNull();
-      for (const echo of ["instructions", "max_output_tokens", "metadata", "temperature", "top_p", "frequency_penalty", "presence_penalty", "prompt", "prompt_cache_options", "reasoning", "text"]) {
+      // `text` is echoed as OpenAI does when the request sent none (the OpenRouter SDK requires an object).
+      expect(result.text).toEqual({ format: { type: "text" } });
+      for (const echo of ["instructions", "max_output_tokens", "metadata", "temperature", "top_p", "frequency_penalty", "presence_penalty", "prompt", "prompt_cache_options", "reasoning"]) {
         expect(result[echo]).toBeNull();
       }
       expect(result.parallel_tool_calls).toBe(true);

@@ -125,11 +125,11 @@ export function usageOf(usage: Usage, cost: Cost | undefined, upstreamTier?: str
   return out;
 }
 
-/** `cost` and `cost_details` (issue 5: in every format's result), named as in the Responses usage object. */
+/** `cost` and `cost_details` (issue 5: in every format's result), named as the peer's Messages usage names them (as chat). */
 function costFields(cost: Cost): { cost: number; cost_details: Record<string, number | null> } {
   return {
     cost: cost.total,
-    cost_details: { upstream_inference_cost: cost.upstream, upstream_inference_input_cost: cost.input, upstream_inference_output_cost: cost.output },
+    cost_details: { upstream_inference_cost: cost.upstream, upstream_inference_prompt_cost: cost.input, upstream_inference_completions_cost: cost.output },
   };
 }
 

@@ -59,7 +59,8 @@ export function echoes(request: CanonicalRequest, upstreamTier?: string): Record
     prompt: echo("prompt"),
     prompt_cache_options: echo("prompt_cache_options"),
     reasoning: echo("reasoning"),
-    text: echo("text"),
+    // OpenAI echoes the default it applied when the request sent none (the peer SDK requires an object here).
+    text: original.text ?? { format: { type: "text" } },
   };
 }
 

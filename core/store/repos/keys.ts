@@ -36,6 +36,7 @@ export function createKeyRepo(db: Kysely<StoreDatabase>, clock: StoreClock, logg
           updated_at: now,
           expires_at: key.expiresAt === null ? null : Math.round(key.expiresAt),
           ...rateLimitColumns(key.rateLimit ?? null),
+          include_byok_in_limit: fromBool(key.includeByokInLimit ?? false),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -128,6 +129,7 @@ function toRowPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
   if (patch.limitReset !== undefined) row.limit_reset = patch.limitReset;
   if (patch.expiresAt !== undefined) row.expires_at = patch.expiresAt === null ? null : Math.round(patch.expiresAt);
   if (patch.rateLimit !== undefined) Object.assign(row, rateLimitColumns(patch.rateLimit));
+  if (patch.includeByokInLimit !== undefined) row.include_byok_in_limit = fromBool(patch.includeByokInLimit);
   return row;
 }
 
@@ -161,6 +163,7 @@ function toKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     expiresAt: toNumberOrNull(row.expires_at),
+    includeByokInLimit: toBool(row.include_byok_in_limit),
     // Left out when unset, so records read the same as before per-key rate limits existed.
     ...optionalRateLimit(toRateLimit(row)),
   };

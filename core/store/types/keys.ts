@@ -23,6 +23,8 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
   /** The key's own rate limit; null or absent = the config default applies (issue 5). */
   rateLimit?: KeyRateLimit | null;
+  /** Reference b9 `include_byok_in_limit`; absent reads as false. Stored and returned: the gateway has no BYOK. */
+  includeByokInLimit?: boolean;
 }
 
 /** A per-key rate limit: requests and/or tokens per interval (null = not limited). */
@@ -43,6 +45,7 @@ export interface NewApiKey {
   limitReset: LimitReset | null;
   expiresAt: number | null;
   rateLimit?: KeyRateLimit | null;
+  includeByokInLimit?: boolean;
 }
 
 /** API keys, looked up by the hash of their secret. */
@@ -53,7 +56,7 @@ export interface KeyRepo {
   list(workspaceId: string, opts: { offset: number; limit: number; includeDisabled: boolean }): Promise<ApiKeyRecord[]>;
   update(
     hash: string,
-    patch: Partial<Pick<ApiKeyRecord, "name" | "disabled" | "limit" | "limitReset" | "expiresAt" | "rateLimit">>,
+    patch: Partial<Pick<ApiKeyRecord, "name" | "disabled" | "limit" | "limitReset" | "expiresAt" | "rateLimit" | "includeByokInLimit">>,
   ): Promise<ApiKeyRecord | undefined>;
   /** Removes the key; true when it existed. */
   delete(hash: string): Promise<boolean>;

@@ -34,6 +34,7 @@ describe("store migrations", () => {
       "rate_limit_requests:integer",
       "rate_limit_tokens:integer",
       "rate_limit_interval_s:integer",
+      "include_byok_in_limit:integer",
     ]);
     await db.destroy();
   });

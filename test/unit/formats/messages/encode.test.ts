@@ -54,7 +54,7 @@ describe("messages encode", () => {
       output_tokens_details: { thinking_tokens: 20 },
       server_tool_use: { web_search_requests: 2 },
       cost: 0.0123,
-      cost_details: { upstream_inference_cost: null, upstream_inference_input_cost: 0.01, upstream_inference_output_cost: 0.0023 },
+      cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0.01, upstream_inference_completions_cost: 0.0023 },
     });
   });
 

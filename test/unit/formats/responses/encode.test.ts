@@ -96,7 +96,7 @@ describe("encodeResponses", () => {
     });
   });
 
-  test("echoes are null when the request did not send them; defaults for the non-nullable ones", () => {
+  test("echoes are null when the request did not send them; defaults for the non-nullable ones (text: the format OpenAI applied)", () => {
     const result = encodeResponses(toolTurn({ cost: undefined }), context());
     expect(result).toMatchObject({
       instructions: null,
@@ -113,7 +113,7 @@ describe("encodeResponses", () => {
       prompt: null,
       prompt_cache_options: null,
       reasoning: null,
-      text: null,
+      text: { format: { type: "text" } },
     });
     expect(result.usage).toMatchObject({ cost: 0, cost_details: { upstream_inference_cost: null, upstream_inference_input_cost: 0, upstream_inference_output_cost: 0 } });
     expect(result).not.toHaveProperty("service_metadata");
