@@ -1,14 +1,16 @@
 /**
- * Entry point: read env and config → create deps → create app → listen. SIGTERM/SIGINT stop accepting new
- * connections, let running streams finish within the grace period, flush usage, then exit.
+ * Entry point: read env and config → listen (503 until ready) → create deps → create app. SIGTERM/SIGINT stop
+ * accepting new connections, let running streams finish within the grace period, flush usage, then exit.
  */
-import { createGateway, ensureFirstKeys } from "./core/bootstrap.ts";
+import { createGateway, ensureFirstKeys, randomIds } from "./core/bootstrap.ts";
 import { API_PREFIX } from "./core/app.ts";
 import { bufferedStdout, createLogger, flushEverySecond } from "./core/logger.ts";
 import { ConfigError, loadConfig } from "./core/config/load.ts";
 import { openStreamCount } from "./core/http/sse.ts";
 import { ModuleError } from "./core/registry/registry.ts";
-import { serveGateway } from "./core/serve.ts";
+import { serveGateway, type Front } from "./core/serve.ts";
+import { startingApp, type StartingState } from "./core/ops/starting-app.ts";
+import { StoreStartError } from "./core/ops/store-wait.ts";
 
 async function main(): Promise<void> {
   const config = await loadConfig();
@@ -16,10 +18,20 @@ async function main(): Promise<void> {
   // event loop) and synchronously at exit.
   const destination = bufferedStdout();
   const flusher = flushEverySecond(destination);
-  const gateway = await createGateway(config, { logger: createLogger(config.logLevel, destination) });
-  const firstKeys = await ensureFirstKeys(gateway);
-  const server = serveGateway(config, gateway);
+  const logger = createLogger(config.logLevel, destination);
+  // Listen first: while start-up waits for a store, liveness answers 200 and readiness (and every request) 503
+  // naming it (README "Operations: store outages"); the gateway takes over once it is up.
+  const starting: StartingState = { waitingFor: undefined };
+  const front: { app: Front["app"] } = { app: startingApp(starting, () => randomIds.id("gen-")) };
+  const server = serveGateway(config, front);
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}${API_PREFIX}`;
+  const gateway = await createGateway(config, { logger, storeWait: { logger: logger.child({ url: base }), onWait: (store) => (starting.waitingFor = store) } }).catch((error: unknown) => {
+    // The waiting lines go out before the one line that says why start-up gave up.
+    destination.flushSync();
+    throw error;
+  });
+  const firstKeys = await ensureFirstKeys(gateway);
+  front.app = gateway.app;
   gateway.deps.logger.info({ url: base, providers: config.providers.map((p) => p.id) }, "gateway listening");
   destination.flushSync();
   if (firstKeys) {
@@ -52,7 +64,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof ModuleError) {
+  // Errors an operator fixes (configuration, a module, a store that never answered) are one line without a stack.
+  if (error instanceof ConfigError || error instanceof ModuleError || error instanceof StoreStartError) {
     process.stderr.write(`gateway: ${error.message}\n`);
   } else {
     process.stderr.write(`gateway: failed to start: ${(error as Error)?.stack ?? String(error)}\n`);

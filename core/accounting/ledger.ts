@@ -1,10 +1,19 @@
 /**
  * The usage ledger: generation records and key spending are written off the hot path in small batched
  * transactions, and flushed on shutdown so nothing is lost on a clean stop.
+ *
+ * While the database is unreachable (README "Operations: store outages") what was served stays queued here — and
+ * counted by `pendingUsage`, so credit windows see it — and is written by the first flush after the store is back.
+ * Each write stores the records and charges their keys in one idempotent transaction (`generations.bill`), so a flush
+ * retried after a write whose outcome was unknown charges nothing twice.
  */
 import type { Logger } from "pino";
+import { isUnavailable } from "../ops/unavailable.ts";
 import type { Store } from "../store/types.ts";
 import type { GenerationRecord } from "../store/types/generations.ts";
+
+/** How long `close()` keeps retrying a failing write before it gives up and logs what is left. */
+const CLOSE_RETRY_MS = 5_000;
 
 export class UsageLedger {
   private queue: GenerationRecord[] = [];
@@ -15,6 +24,8 @@ export class UsageLedger {
   /** Bumped when a write starts; a read that saw it change may have seen the write's spending twice or not at all. */
   private writes = 0;
   private writing = false;
+  /** Since when writes fail (one log line per failure spell, one when it ends). */
+  private failingSince: number | undefined;
 
   constructor(
     private readonly store: Store,
@@ -37,6 +48,14 @@ export class UsageLedger {
   /** Spending recorded but not yet written, so `GET /key` is exact right after a request. */
   pendingUsage(keyHash: string): number {
     return this.pendingByKey.get(keyHash) ?? 0;
+  }
+
+  /** The part of `pendingUsage` from generations created at or after `since` (Unix ms): a period's unflushed spending. */
+  pendingUsageSince(keyHash: string, since: number): number {
+    if (!this.pendingByKey.has(keyHash)) return 0;
+    let sum = 0;
+    for (const g of this.pendingById.values()) if (g.keyHash === keyHash && g.createdAt >= since) sum += g.cost;
+    return sum;
   }
 
   pendingGeneration(id: string): GenerationRecord | undefined {
@@ -65,10 +84,22 @@ export class UsageLedger {
     return this.flushing;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops the timer and writes what is left, retrying for up to `retryMs` while the store fails; whatever still
+   * could not be written is logged in full (one error line with every record), the only copy left.
+   */
+  async close(retryMs = CLOSE_RETRY_MS): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    const deadline = Date.now() + retryMs;
     await this.flush();
+    while (this.queue.length > 0 && Date.now() < deadline) {
+      await Bun.sleep(Math.min(this.intervalMs, Math.max(0, deadline - Date.now())));
+      await this.flush();
+    }
+    if (this.queue.length > 0) {
+      this.logger.error({ records: this.queue.length, unwritten: this.queue }, "usage ledger: records could not be written before exit (the store is unavailable)");
+    }
   }
 
   private async writeBatch(): Promise<void> {
@@ -80,8 +111,8 @@ export class UsageLedger {
     const byKey = new Map<string, number>();
     for (const g of batch) if (g.cost > 0) byKey.set(g.keyHash, (byKey.get(g.keyHash) ?? 0) + g.cost);
     try {
-      await this.store.generations.insertMany(batch);
-      await this.store.keys.addUsage([...byKey].map(([hash, amount]) => ({ hash, amount })));
+      await this.store.generations.bill(batch);
+      this.recovered(batch.length);
       for (const g of batch) this.pendingById.delete(g.id);
       for (const [hash, amount] of byKey) {
         const left = (this.pendingByKey.get(hash) ?? 0) - amount;
@@ -91,9 +122,22 @@ export class UsageLedger {
     } catch (error) {
       // Keep the batch for the next tick rather than lose billing data.
       this.queue = batch.concat(this.queue);
-      this.logger.error({ err: error, records: batch.length }, "usage ledger flush failed; will retry");
+      this.failed(error);
     } finally {
       this.writing = false;
     }
+  }
+
+  private failed(error: unknown): void {
+    if (this.failingSince !== undefined) return;
+    this.failingSince = Date.now();
+    const level = isUnavailable(error) ? "warn" : "error";
+    this.logger[level]({ err: error, records: this.queue.length }, "usage ledger flush failed; records are kept and written once the store takes them");
+  }
+
+  private recovered(written: number): void {
+    if (this.failingSince === undefined) return;
+    this.logger.info({ failing_ms: Date.now() - this.failingSince, records: written }, "usage ledger: kept records written");
+    this.failingSince = undefined;
   }
 }

@@ -5,7 +5,8 @@
  */
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
-import { toGatewayError } from "../errors.ts";
+import { toGatewayError, type GatewayError } from "../errors.ts";
+import { isUnavailable } from "../ops/unavailable.ts";
 import { chatFormat } from "../formats/chat/index.ts";
 import { envelopeOf } from "../http/envelope.ts";
 import { collect } from "../model/collect.ts";
@@ -18,8 +19,12 @@ import { discountedCost } from "./discount.ts";
 import { formatOfEndpoint } from "./endpoints.ts";
 import { ITEM_ERRORS, resultError } from "./results.ts";
 
-/** How a run ended: an item ending, or `aborted` (the worker is stopping; the item goes back to the queue). */
-export type RunOutcome = ItemEnding | { status: "aborted" };
+/**
+ * How a run ended: an item ending; `aborted` (the worker is stopping; the item goes back to the queue); or
+ * `unavailable` (a store the request needs is down: not the request's fault, so not its ending — the worker keeps the
+ * claim and runs it again once the store is back).
+ */
+export type RunOutcome = ItemEnding | { status: "aborted" } | { status: "unavailable"; error: GatewayError };
 
 /**
  * The principal of the key that submitted the batch, checked now (not at submission): a key disabled, expired or
@@ -38,7 +43,13 @@ export async function batchPrincipal(deps: Pick<Deps, "keyCache" | "clock">, bat
 export async function runItem(runDeps: Deps, discount: number, batch: BatchRecord, item: BatchItemRecord, signal: AbortSignal): Promise<RunOutcome> {
   const format = formatOfEndpoint(batch.endpoint);
   if (!format) return failed(resultError(400, "invalid_request", `Unsupported batch endpoint ${batch.endpoint}`));
-  const principal = await batchPrincipal(runDeps, batch);
+  let principal: Principal | undefined;
+  try {
+    principal = await batchPrincipal(runDeps, batch);
+  } catch (thrown) {
+    if (isUnavailable(thrown)) return { status: "unavailable", error: toGatewayError(thrown) };
+    throw thrown;
+  }
   if (!principal) return failed(ITEM_ERRORS.keyInvalid);
   let ctx: RequestContext;
   try {
@@ -66,6 +77,7 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
   } catch (thrown) {
     if (signal.aborted) return { status: "aborted" };
     const error = toGatewayError(thrown);
+    if (isUnavailable(error)) return { status: "unavailable", error };
     if (error.status >= 500 && error.type === "server") runDeps.logger.error({ err: error.cause ?? error, batch: batch.id, item: item.id }, "batch item failed");
     ctx.log.error_type = error.type;
     logRequest(ctx, error.status);

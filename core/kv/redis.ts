@@ -9,6 +9,8 @@ import { assertFinite, assertNonNegative, ttlToMs } from "./args.ts";
 import { BUDGET_EPSILON } from "./budget.ts";
 import { planGcra, toRateLimitResult } from "./gcra.ts";
 import type { Kv } from "./kv.ts";
+import { StoreUnreachableError } from "../ops/unavailable.ts";
+import { guarded, isRedisOutage } from "./redis-outage.ts";
 import { INCR_BY_WITH_TTL, RATE_LIMIT, RESERVE } from "./redis-scripts.ts";
 
 /** Timeouts of the Redis kv. */
@@ -21,7 +23,10 @@ export interface RedisKvOptions {
 
 type Handler = (message: string) => void;
 
-/** Connects to `url` and returns the kv; rejects when Redis cannot be reached (the URL is not echoed). */
+/**
+ * Connects to `url` and returns the kv; rejects when Redis cannot be reached (the URL is not echoed). A command that
+ * fails because Redis is down rejects with the 503 (redis-outage.ts).
+ */
 export async function createRedisKv(url: string, logger?: Logger, options: RedisKvOptions = {}): Promise<Kv> {
   const client = new Redis(url, {
     lazyConnect: true,
@@ -31,7 +36,7 @@ export async function createRedisKv(url: string, logger?: Logger, options: Redis
     maxRetriesPerRequest: 1,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
   });
-  client.on("error", (error: Error) => logger?.warn({ err: error }, "redis kv: connection error"));
+  client.on("error", connectionErrors(logger, "redis kv: connection error"));
   await connectOrThrow(client, "REDIS_URL");
   // Queue commands only until the first connection: afterwards, a command issued while Redis is down fails at
   // once instead of waiting for a reconnect that may never come.
@@ -40,35 +45,35 @@ export async function createRedisKv(url: string, logger?: Logger, options: Redis
   const subscriptions = createSubscriptions(client, logger);
 
   return {
-    async get(key) {
-      return client.get(key);
+    get(key) {
+      return guarded(client.get(key));
     },
 
     async set(key, value, ttlMs) {
-      if (ttlMs === undefined) await client.set(key, value);
-      else await client.set(key, value, "PX", ttlToMs(ttlMs));
+      if (ttlMs === undefined) await guarded(client.set(key, value));
+      else await guarded(client.set(key, value, "PX", ttlToMs(ttlMs)));
     },
 
     async setIfAbsent(key, value, ttlMs) {
-      return (await client.set(key, value, "PX", ttlToMs(ttlMs), "NX")) === "OK";
+      return (await guarded(client.set(key, value, "PX", ttlToMs(ttlMs), "NX"))) === "OK";
     },
 
     async del(key) {
-      await client.del(key);
+      await guarded(client.del(key));
     },
 
     async incrBy(key, amount, ttlMs) {
       assertFinite(amount, "amount");
       const reply =
         ttlMs === undefined
-          ? await client.incrbyfloat(key, amount)
-          : await INCR_BY_WITH_TTL.run(client, [key], [amount, ttlToMs(ttlMs)]);
+          ? await guarded(client.incrbyfloat(key, amount))
+          : await guarded(INCR_BY_WITH_TTL.run(client, [key], [amount, ttlToMs(ttlMs)]));
       return Number(reply);
     },
 
     async rateLimit(key, limit, periodMs, cost = 1) {
       const plan = planGcra(limit, periodMs, cost);
-      const reply = await RATE_LIMIT.run(client, [key], [plan.incrementUs, plan.toleranceUs]);
+      const reply = await guarded(RATE_LIMIT.run(client, [key], [plan.incrementUs, plan.toleranceUs]));
       const [allowed, backlogUs, retryUs] = threeIntegers(reply, "rateLimit");
       return toRateLimitResult(plan, { allowed: allowed === 1, backlogUs, retryUs });
     },
@@ -76,16 +81,16 @@ export async function createRedisKv(url: string, logger?: Logger, options: Redis
     async reserve(key, spentKey, id, amount, limit, ttlMs) {
       assertNonNegative(amount, "amount");
       assertFinite(limit, "limit");
-      const reply = await RESERVE.run(client, [key, spentKey], [id, amount, limit, ttlToMs(ttlMs), BUDGET_EPSILON]);
+      const reply = await guarded(RESERVE.run(client, [key, spentKey], [id, amount, limit, ttlToMs(ttlMs), BUDGET_EPSILON]));
       return reply === 1;
     },
 
     async release(key, id) {
-      await client.hdel(key, id);
+      await guarded(client.hdel(key, id));
     },
 
     async publish(channel, message) {
-      await client.publish(channel, message);
+      await guarded(client.publish(channel, message));
     },
 
     subscribe: subscriptions.subscribe,
@@ -108,7 +113,7 @@ function createSubscriptions(client: Redis, logger: Logger | undefined) {
     subscriber ??= (async () => {
       // The subscriber keeps its offline queue: ioredis re-subscribes through it after a reconnect.
       const sub = client.duplicate({ lazyConnect: true, enableOfflineQueue: true });
-      sub.on("error", (error: Error) => logger?.warn({ err: error }, "redis kv: subscriber connection error"));
+      sub.on("error", connectionErrors(logger, "redis kv: subscriber connection error"));
       sub.on("message", (channel: string, message: string) => {
         for (const handler of channels.get(channel)?.handlers ?? []) {
           try {
@@ -155,13 +160,40 @@ function createSubscriptions(client: Redis, logger: Logger | undefined) {
 }
 
 /** Connects, or disconnects (stopping ioredis' background retries) and throws an error that omits the URL. */
+/** Connection errors come once per reconnect attempt while Redis is away: one log line per window is enough. */
+const LOG_EVERY_MS = 10_000;
+
+/**
+ * The `error` listener (unhandled, an `error` event ends the process). Before the first connection it stays quiet:
+ * the failed connect rejects with the same reason, and start-up logs one line per attempt (core/ops/store-wait.ts).
+ */
+function connectionErrors(logger: Logger | undefined, message: string): (error: Error) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  return function onError(this: Redis, error: Error) {
+    lastErrors.set(this, error);
+    if (!everConnected.has(this)) return;
+    const now = Date.now();
+    if (now - last < LOG_EVERY_MS) return;
+    last = now;
+    logger?.warn({ err: error }, message);
+  };
+}
+
+/** The last connection error of a client, for the reason of a failed connect ("Connection is closed." says little). */
+const lastErrors = new WeakMap<Redis, Error>();
+const everConnected = new WeakSet<Redis>();
+
 async function connectOrThrow(client: Redis, what: string): Promise<void> {
   try {
     await client.connect();
-  } catch (error) {
+    everConnected.add(client);
+  } catch (thrown) {
     client.disconnect();
+    const error = lastErrors.get(client) ?? thrown;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`${what}: cannot connect to Redis (${reason})`);
+    // A refused or timed-out connection is worth waiting for at start-up; a refused password is not.
+    const message = `${what}: cannot connect to Redis (${reason})`;
+    throw isRedisOutage(error) ? new StoreUnreachableError("redis", message, { cause: error }) : new Error(message, { cause: error });
   }
 }
 

@@ -1,11 +1,16 @@
 /** Opens the store named by `DATABASE_URL` (ARCHITECTURE §5): SQLite by default, Postgres for `postgres://`. */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { Kysely, sql, type Dialect } from "kysely";
+import { Kysely, sql } from "kysely";
 import type { Logger } from "pino";
+import { isGatewayError } from "../errors.ts";
+import { StoreUnreachableError } from "../ops/unavailable.ts";
+import { StoreAvailability } from "./availability.ts";
 import { systemClock, type StoreClock } from "./clock.ts";
+import { GuardedDialect } from "./guarded-dialect.ts";
 import { migrateToLatest } from "./migrations.ts";
-import type { StoreDatabase } from "./schema.ts";
+import { isUnreachable } from "./reachability.ts";
+import type { StoreDatabase, StoreDialect } from "./schema.ts";
 import { BunSqliteDialect } from "./sqlite-driver.ts";
 import { createStore } from "./store.ts";
 import type { Store } from "./types.ts";
@@ -41,33 +46,60 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
   );
 }
 
-/** Opens the database, runs pending migrations and returns the repositories. */
+/**
+ * Opens the database, runs pending migrations and returns the repositories. An unreachable database rejects with a
+ * `StoreUnreachableError` (start-up waits and tries again), anything else with a plain error naming DATABASE_URL.
+ */
 export async function openStore(databaseUrl: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const target = parseDatabaseUrl(databaseUrl);
   const clock = opts.clock ?? systemClock;
-  let dialect: Dialect;
-  let sqlite: BunSqliteDialect | undefined;
-  if (target.kind === "sqlite") {
-    if (target.path !== ":memory:") mkdirSync(dirname(target.path), { recursive: true });
-    dialect = sqlite = new BunSqliteDialect({ path: target.path });
-  } else {
-    // Loaded only when used: the pg driver costs memory and start-up time on the embedded SQLite default.
-    const { createPostgresDialect } = await import("./postgres-dialect.ts");
-    dialect = createPostgresDialect(target.url, opts.logger);
-  }
-  const db = new Kysely<StoreDatabase>({ dialect });
+  return target.kind === "sqlite" ? openSqlite(target.path, clock, opts.logger) : openPostgres(target.url, clock, opts.logger);
+}
+
+async function openSqlite(path: string, clock: StoreClock, logger: Logger | undefined): Promise<Store> {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new BunSqliteDialect({ path });
+  // One handle serves and migrates (an in-memory database exists only in the handle that made it).
+  const availability = new StoreAvailability({ probe: async () => void sqlite.database().query("select 1").get(), logger });
+  const db = new Kysely<StoreDatabase>({ dialect: new GuardedDialect(sqlite, availability) });
   try {
-    // On Postgres, pin kysely's bookkeeping tables to the schema our tables land in (the first of search_path):
-    // unpinned, kysely looks for them in every schema and may find another deployment's.
-    const schema = target.kind === "postgres" ? await currentSchema(db) : undefined;
-    await migrateToLatest(db, target.kind, { schema, logger: opts.logger });
+    await migrateToLatest(db, "sqlite", { logger });
   } catch (error) {
+    availability.close();
     await db.destroy().catch(() => undefined);
-    // The driver's message names the host at most, never the password of the URL.
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`DATABASE_URL: cannot open the ${target.kind} store (${reason})`, { cause: error });
+    throw openError("sqlite", error);
   }
-  return createStore(db, target.kind, clock, opts.logger, sqlite && (() => sqlite.database()));
+  return createStore(db, "sqlite", clock, availability, logger, sqlite);
+}
+
+async function openPostgres(url: string, clock: StoreClock, logger: Logger | undefined): Promise<Store> {
+  // Loaded only when used: the pg driver costs memory and start-up time on the embedded SQLite default.
+  const { createPostgresDialect } = await import("./postgres-dialect.ts");
+  // Migrations run over a pool of their own without the query time-out of request traffic (an index over a large
+  // table may take minutes), closed before the serving pool opens.
+  const migrating = new Kysely<StoreDatabase>({ dialect: createPostgresDialect(url, logger, 0).dialect });
+  try {
+    // Pin kysely's bookkeeping tables to the schema our tables land in (the first of search_path): unpinned, kysely
+    // looks for them in every schema and may find another deployment's.
+    const schema = await currentSchema(migrating);
+    await migrateToLatest(migrating, "postgres", { schema, logger });
+  } catch (error) {
+    throw openError("postgres", error);
+  } finally {
+    await migrating.destroy().catch(() => undefined);
+  }
+  const postgres = createPostgresDialect(url, logger);
+  const availability = new StoreAvailability({ probe: postgres.probe, logger });
+  const db = new Kysely<StoreDatabase>({ dialect: new GuardedDialect(postgres.dialect, availability) });
+  return createStore(db, "postgres", clock, availability, logger);
+}
+
+/** The error of a failed open: names DATABASE_URL and the driver's reason (a host at most, never the password). */
+function openError(kind: StoreDialect, error: unknown): Error {
+  const root = isGatewayError(error) && error.cause !== undefined ? error.cause : error;
+  const reason = root instanceof Error ? root.message : String(root);
+  const message = `DATABASE_URL: cannot open the ${kind} store (${reason})`;
+  return isUnreachable(error) ? new StoreUnreachableError("database", message, { cause: error }) : new Error(message, { cause: error });
 }
 
 async function currentSchema(db: Kysely<StoreDatabase>): Promise<string> {

@@ -3,6 +3,7 @@
  * One module per repository under ./types/ (records and repository interface); this file is the `Store` aggregate
  * and re-exports them all, so `import type { … } from "…/store/types.ts"` keeps working.
  */
+import type { StoreAvailability } from "./availability.ts";
 import type { BatchRepo } from "./types/batches.ts";
 import type { GenerationRepo } from "./types/generations.ts";
 import type { KeyRepo } from "./types/keys.ts";
@@ -24,5 +25,9 @@ export interface Store {
   batches: BatchRepo;
   /** `sqlite` or `postgres`: some callers (tests, workers) need to know. */
   readonly dialect: "sqlite" | "postgres";
+  /** Whether the database can be reached now; callers that can wait (batch worker, ledger) wait on it. */
+  readonly availability: Pick<StoreAvailability, "up" | "whenUp">;
+  /** One round trip within `timeoutMs` (readiness); rejects with the 503 otherwise. */
+  ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }

@@ -15,9 +15,15 @@ const TERMINAL: readonly BatchStatus[] = ["completed", "failed", "expired", "can
 
 /** Creates the batches repository over a migrated database. */
 export function createBatchRepo(db: Kysely<StoreDatabase>, dialect: StoreDialect): BatchRepo {
-  /** Claimable: never claimed, or claimed by a worker whose lease ran out (a crashed or stalled process). */
-  const claimable = (now: number) => (eb: ExpressionBuilder<StoreDatabase, "batch_items">) =>
-    eb.or([eb("status", "=", "pending"), eb.and([eb("status", "=", "running"), eb("claimed_until", "<", now)])]);
+  /**
+   * Claimable by `workerId`: never claimed (or given back), or — with `takeOver` — claimed by another worker whose
+   * lease ran out (a crashed or stalled process). Never the worker's own claims: it still holds every one of them
+   * (an item waiting for the store to come back keeps its claim), so taking one again would run it twice.
+   */
+  const claimable = (now: number, workerId: string, takeOver: boolean) => (eb: ExpressionBuilder<StoreDatabase, "batch_items">) =>
+    takeOver
+      ? eb.or([eb("status", "=", "pending"), eb.and([eb("status", "=", "running"), eb("claimed_until", "<", now), eb("claimed_by", "<>", workerId)])])
+      : eb("status", "=", "pending");
 
   return {
     async create(batch) {
@@ -154,7 +160,7 @@ export function createBatchRepo(db: Kysely<StoreDatabase>, dialect: StoreDialect
       return rows.map((row) => toItem({ ...row, body: "{}" }));
     },
 
-    async claim(batchId, workerId, limit, now, leaseMs) {
+    async claim(batchId, workerId, limit, now, leaseMs, takeOver = true) {
       if (limit <= 0) return [];
       const at = Math.round(now);
       // One statement either way. Postgres: the subquery locks the chosen rows and SKIP LOCKED makes concurrent
@@ -165,10 +171,10 @@ export function createBatchRepo(db: Kysely<StoreDatabase>, dialect: StoreDialect
         .updateTable("batch_items")
         .set((eb) => ({ status: "running", claimed_by: workerId, claimed_until: at + leaseMs, attempts: eb("attempts", "+", 1) }))
         .where("id", "in", (eb) => {
-          const pick = eb.selectFrom("batch_items").select("id").where("batch_id", "=", batchId).where(claimable(at)).orderBy("idx", "asc").limit(limit);
+          const pick = eb.selectFrom("batch_items").select("id").where("batch_id", "=", batchId).where(claimable(at, workerId, takeOver)).orderBy("idx", "asc").limit(limit);
           return dialect === "postgres" ? pick.forUpdate().skipLocked() : pick;
         })
-        .where(claimable(at))
+        .where(claimable(at, workerId, takeOver))
         .returningAll()
         .execute();
       return rows.map(toItem).sort((a, b) => a.idx - b.idx);
@@ -212,6 +218,30 @@ export function createBatchRepo(db: Kysely<StoreDatabase>, dialect: StoreDialect
         .where("claimed_by", "=", workerId)
         .where("status", "=", "running")
         .execute();
+    },
+
+    async claimHolders(batchId) {
+      const rows = await db
+        .selectFrom("batch_items")
+        .select("claimed_by")
+        .distinct()
+        .where("batch_id", "=", batchId)
+        .where("status", "=", "running")
+        .where("claimed_by", "is not", null)
+        .execute();
+      return rows.map((row) => row.claimed_by!);
+    },
+
+    async releaseClaimsOf(batchId, workerId, keep = []) {
+      let query = db
+        .updateTable("batch_items")
+        .set({ status: "pending", claimed_until: null })
+        .where("batch_id", "=", batchId)
+        .where("claimed_by", "=", workerId)
+        .where("status", "=", "running");
+      if (keep.length > 0) query = query.where("id", "not in", [...keep]);
+      const result = await query.executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async purge(batchId, now) {

@@ -1,6 +1,6 @@
 /** The generations repository (ARCHITECTURE §5): billed requests, written in batches off the hot path. */
 import type { Database } from "bun:sqlite";
-import type { Insertable, Kysely, Selectable } from "kysely";
+import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
 import { toBinding } from "../sqlite-driver.ts";
 import type { GenerationsTable, StoreDatabase } from "../schema.ts";
 import type { GenerationRecord, GenerationRepo } from "../types/generations.ts";
@@ -41,30 +41,40 @@ const INSERT_ONE_SQLITE =
   `insert into "generations" (${COLUMNS.map((c) => `"${c}"`).join(", ")}) ` +
   `values (${COLUMNS.map(() => "?").join(", ")}) on conflict ("id") do nothing`;
 
+/** Adds a newly written record's cost to its key's usage (the ledger's billing step). */
+const ADD_USAGE_SQLITE = `update "api_keys" set "usage_usd" = "usage_usd" + ? where "hash" = ?`;
+
+/** Runs statements on the SQLite store's bun:sqlite handle, serialized with kysely's one connection (store.ts). */
+export type SqliteRunner = <T>(run: (database: Database) => T) => Promise<T>;
+
 /**
- * Creates the generations repository over a migrated database. With `sqliteHandle` (the SQLite store), `insertMany`
- * runs one reused prepared single-row INSERT per record inside one transaction instead of building and compiling
- * 500-row INSERTs through kysely: the ledger flush blocks the event loop (bun:sqlite is synchronous) for less time,
- * and no large statement is parsed per flush. Postgres keeps the batched kysely path.
+ * Creates the generations repository over a migrated database. With `sqlite` (the SQLite store), writes run one
+ * reused prepared single-row INSERT per record inside one transaction instead of building and compiling 500-row
+ * INSERTs through kysely: the ledger flush blocks the event loop (bun:sqlite is synchronous) for less time, and no
+ * large statement is parsed per flush. Postgres keeps the batched kysely path.
  */
-export function createGenerationRepo(db: Kysely<StoreDatabase>, sqliteHandle?: () => Database): GenerationRepo {
+export function createGenerationRepo(db: Kysely<StoreDatabase>, sqlite?: SqliteRunner): GenerationRepo {
   return {
     async insertMany(records) {
       if (records.length === 0) return;
-      if (sqliteHandle) {
-        // Holding kysely's one connection serializes this with every kysely query and transaction.
-        await db.connection().execute(async () => insertManySqlite(sqliteHandle(), records));
+      if (sqlite) {
+        await sqlite((database) => void writeSqlite(database, records, false));
         return;
       }
-      const rows = records.map(toRow);
+      await db.transaction().execute((trx) => insertNew(trx, records));
+    },
+
+    async bill(records) {
+      if (records.length === 0) return;
+      if (sqlite) {
+        await sqlite((database) => writeSqlite(database, records, true));
+        return;
+      }
       await db.transaction().execute(async (trx) => {
-        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-          await trx
-            .insertInto("generations")
-            .values(rows.slice(i, i + ROWS_PER_INSERT))
-            // A ledger flush retried after a partial failure must not fail on, or duplicate, rows already written.
-            .onConflict((oc) => oc.column("id").doNothing())
-            .execute();
+        const totals = costByKey(await insertNew(trx, records));
+        for (const [hash, amount] of totals) {
+          // `usage_usd + ?` is evaluated under the row lock: concurrent flushes never lose an increment.
+          await trx.updateTable("api_keys").set((eb) => ({ usage_usd: eb("usage_usd", "+", amount) })).where("hash", "=", hash).execute();
         }
       });
     },
@@ -91,21 +101,57 @@ export function createGenerationRepo(db: Kysely<StoreDatabase>, sqliteHandle?: (
   };
 }
 
-function insertManySqlite(database: Database, records: readonly GenerationRecord[]): void {
+/**
+ * Inserts the records not stored yet (a flush retried after a failure must neither fail on nor duplicate rows already
+ * written) and returns those it inserted.
+ */
+async function insertNew(trx: Transaction<StoreDatabase>, records: readonly GenerationRecord[]): Promise<GenerationRecord[]> {
+  const byId = new Map(records.map((record) => [record.id, record]));
+  const inserted: GenerationRecord[] = [];
+  const rows = records.map(toRow);
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const ids = await trx
+      .insertInto("generations")
+      .values(rows.slice(i, i + ROWS_PER_INSERT))
+      .onConflict((oc) => oc.column("id").doNothing())
+      .returning("id")
+      .execute();
+    for (const { id } of ids) inserted.push(byId.get(id)!);
+  }
+  return inserted;
+}
+
+/** The SQLite write: one transaction; with `bill`, the keys of the records it inserted are charged their cost. */
+function writeSqlite(database: Database, records: readonly GenerationRecord[], bill: boolean): void {
   const insert = database.query(INSERT_ONE_SQLITE);
+  const inserted: GenerationRecord[] = [];
   // IMMEDIATE, as the driver's transactions: the write lock is taken up front, so busy_timeout applies.
   database.run("begin immediate");
   try {
     for (const record of records) {
       const row = toRow(record);
-      // A ledger flush retried after a partial failure must not fail on, or duplicate, rows already written.
-      insert.run(...COLUMNS.map((column) => toBinding(row[column])));
+      // `on conflict do nothing`: a record already stored changes nothing, and is not charged again.
+      if (insert.run(...COLUMNS.map((column) => toBinding(row[column]))).changes > 0) inserted.push(record);
+    }
+    if (bill) {
+      const addUsage = database.query(ADD_USAGE_SQLITE);
+      for (const [hash, amount] of costByKey(inserted)) addUsage.run(amount, hash);
     }
     database.run("commit");
   } catch (error) {
     if (database.inTransaction) database.run("rollback");
     throw error;
   }
+}
+
+/**
+ * Cost per key, sorted by key: every flush then locks key rows in the same order, so two concurrent flushes on
+ * Postgres cannot deadlock. Free and non-finite costs charge nothing (a non-finite one would poison the total).
+ */
+function costByKey(records: readonly GenerationRecord[]): Array<[string, number]> {
+  const totals = new Map<string, number>();
+  for (const { keyHash, cost } of records) if (cost > 0 && Number.isFinite(cost)) totals.set(keyHash, (totals.get(keyHash) ?? 0) + cost);
+  return [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function toRow(r: GenerationRecord): Insertable<GenerationsTable> {

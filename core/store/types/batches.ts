@@ -109,14 +109,24 @@ export interface BatchRepo {
   activeRunning(batchId: string, now: number): Promise<number>;
   /** Items in submission order, without bodies (results and errors only). */
   results(batchId: string): Promise<BatchItemRecord[]>;
-  /** Atomically claims up to `limit` pending items (or running ones whose lease expired) for `workerId`. */
-  claim(batchId: string, workerId: string, limit: number, now: number, leaseMs: number): Promise<BatchItemRecord[]>;
+  /**
+   * Atomically claims up to `limit` pending items for `workerId` and, unless `takeOver` is false, running items of
+   * other workers whose lease expired; never items `workerId` holds itself.
+   */
+  claim(batchId: string, workerId: string, limit: number, now: number, leaseMs: number, takeOver?: boolean): Promise<BatchItemRecord[]>;
   /** Extends the leases this worker holds on these items. */
   renew(workerId: string, itemIds: readonly string[], until: number): Promise<void>;
   /** Ends an item, only if `workerId` still holds it running: exactly one ending per item. True when written. */
   finish(itemId: string, workerId: string, ending: ItemEnding, now: number): Promise<boolean>;
   /** Gives a claimed item back (worker stopping): pending again, claimable at once. */
   release(itemId: string, workerId: string): Promise<void>;
+  /** The workers holding running items of a batch. */
+  claimHolders(batchId: string): Promise<string[]>;
+  /**
+   * Gives back the running items of a batch that `workerId` holds, except those in `keep` (a worker known to be gone:
+   * all of them; a worker whose claim's reply was lost: those it is not running); how many.
+   */
+  releaseClaimsOf(batchId: string, workerId: string, keep?: readonly string[]): Promise<number>;
   /** Deletes the items of a batch (retention) and stamps `purged_at`. */
   purge(batchId: string, now: number): Promise<void>;
 }

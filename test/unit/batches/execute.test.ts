@@ -8,6 +8,7 @@ import { runItem } from "../../../core/batches/execute.ts";
 import type { BatchItemRecord, BatchRecord } from "../../../core/store/types/batches.ts";
 import { Catalog } from "../../../core/routing/catalog.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { storeUnavailable } from "../../../core/ops/unavailable.ts";
 import { keyRecord } from "../auth/fakes.ts";
 import { endpointOf, fakeAdapter, inferencePrincipal, modelConfig, providerConfig, response, testDeps, usageOf } from "../pipeline/helpers.ts";
 import type { RegisteredProvider } from "../../../core/registry/define.ts";
@@ -55,6 +56,32 @@ describe("runItem", () => {
     const ending = await runItem(deps, 0, batch, item, new AbortController().signal);
     expect(ending).toEqual({ status: "failed", error: { message: "prompt too long", param: null, type: "invalid_request_error", error_type: "context_length_exceeded" } });
     expect(requestLines(deps).map((l) => [l.obj.status, l.obj.error_type])).toEqual([[400, "context_length_exceeded"]]);
+  });
+
+  test("a store that is down is not the request's ending: the outcome is `unavailable` (the worker runs it again)", async () => {
+    const adapter = fakeAdapter();
+    const deps = depsWith(adapter);
+    deps.keyCache = { get: () => Promise.reject(storeUnavailable("database")) } as never;
+    const outcome = await runItem(deps, 0, batch, item, new AbortController().signal);
+    expect(outcome.status).toBe("unavailable");
+    expect(adapter.calls).toHaveLength(0);
+  });
+
+  test("the gateway's own unavailability met inside the pipeline (a credit limit that cannot be checked) is `unavailable` too", async () => {
+    const adapter = fakeAdapter();
+    const deps = depsWith(adapter);
+    const limited = keyRecord(inferencePrincipal.keyHash, { limit: 10 });
+    deps.keyCache = { get: async () => limited } as never;
+    deps.credits = { reserve: () => Promise.reject(new Error("connect ECONNREFUSED")) } as never;
+    const outcome = await runItem(deps, 0, batch, item, new AbortController().signal);
+    expect(outcome.status).toBe("unavailable");
+    expect(adapter.calls).toHaveLength(0);
+  });
+
+  test("an upstream's own 503 is an ending like any provider error", async () => {
+    const deps = depsWith(fakeAdapter({ generate: () => Promise.reject(new GatewayError("provider_unavailable", "upstream down", { status: 503 })) }));
+    const outcome = await runItem(deps, 0, batch, item, new AbortController().signal);
+    expect(outcome.status).toBe("failed");
   });
 
   test("an internal failure hides its details, like the HTTP envelope", async () => {

@@ -61,6 +61,30 @@ for (const backend of backends) {
       expect(await b.batches.claim(batch.id, "later", 5, T0 + 10_000_000, 1_000)).toEqual([]);
     });
 
+    test("a worker never claims its own items again, even past their lease; without takeOver only pending items", async () => {
+      const batch = await a.batches.create(newBatch(2));
+      const [mine] = await a.batches.claim(batch.id, "w", 1, T0, 1_000);
+      // Past the lease: the owner still holds it (it may be waiting for the store to take its result).
+      const again = await a.batches.claim(batch.id, "w", 5, T0 + 5_000, 1_000);
+      expect(again.map((item) => item.id)).not.toContain(mine!.id);
+      expect(again).toHaveLength(1); // the other, pending one
+      // Another worker that just lost the store takes over nothing yet, however late.
+      expect(await b.batches.claim(batch.id, "x", 5, T0 + 10_000, 1_000, false)).toEqual([]);
+      expect((await b.batches.claim(batch.id, "x", 5, T0 + 10_000, 1_000, true)).map((item) => item.id).sort()).toEqual([mine!.id, again[0]!.id].sort());
+    });
+
+    test("claimHolders names the workers holding running items; releaseClaimsOf gives back exactly one worker's", async () => {
+      const batch = await a.batches.create(newBatch(5));
+      await a.batches.claim(batch.id, "gone", 2, T0, 60_000);
+      await a.batches.claim(batch.id, "alive", 2, T0, 60_000);
+      expect((await a.batches.claimHolders(batch.id)).sort()).toEqual(["alive", "gone"]);
+      expect(await b.batches.releaseClaimsOf(batch.id, "gone")).toBe(2);
+      expect(await a.batches.counts(batch.id)).toMatchObject({ pending: 3, running: 2 });
+      expect(await a.batches.claimHolders(batch.id)).toEqual(["alive"]);
+      // Given back: claimable at once, long before the lease would have run out.
+      expect(await b.batches.claim(batch.id, "next", 5, T0 + 1, 60_000, false)).toHaveLength(3);
+    });
+
     test("renewing keeps a lease alive; releasing makes the item pending again", async () => {
       const batch = await a.batches.create(newBatch(1));
       const [item] = await a.batches.claim(batch.id, "w", 1, T0, 1_000);

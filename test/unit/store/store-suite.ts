@@ -137,6 +137,7 @@ export function describeStore(label: string, dialect: Store["dialect"], open: Op
           createdAt: clock.ms,
           updatedAt: clock.ms,
           expiresAt: 1_800_000_000_000,
+          includeByokInLimit: false,
         });
         expectJsTypes(key);
         expect(await store.keys.findByHash(input.hash)).toEqual(key);
@@ -198,6 +199,13 @@ export function describeStore(label: string, dialect: Store["dialect"], open: Op
         expect(again?.limitReset).toBeNull();
         expect(again?.expiresAt).toBe(1_900_000_000_000);
         expect(again?.disabled).toBe(false);
+      });
+
+      test("include_byok_in_limit is stored on create and changed by update", async () => {
+        const key = await store.keys.create(newKey(unique("ws"), { includeByokInLimit: true }));
+        expect(key.includeByokInLimit).toBe(true);
+        expect((await store.keys.update(key.hash, { includeByokInLimit: false }))?.includeByokInLimit).toBe(false);
+        expect((await store.keys.findByHash(key.hash))?.includeByokInLimit).toBe(false);
       });
 
       test("update with an empty patch changes nothing; of an unknown hash is undefined", async () => {
