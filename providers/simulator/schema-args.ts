@@ -4,8 +4,9 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
 /**
  * Fills an object schema: the `required` properties, or every property when none is required. Per property:
- * `const` or the first `enum` value when given, else by type: string → "simulated", number/integer → 1,
- * boolean → true, array → [], object → {}, null → null (a type list uses its first non-null type).
+ * `const` or the first `enum` value when given, else by type: string → "simulated", number/integer → its `default`,
+ * else its `minimum` (at least 1), else 1, boolean → true, array → `minItems` items (none by default), object → {},
+ * null → null (a type list uses its first non-null type).
  */
 export function argumentsFromSchema(schema: Record<string, unknown> | undefined): Record<string, Json> {
   const properties = asRecord(schema?.properties);
@@ -26,11 +27,14 @@ function valueFor(schema: Record<string, unknown> | undefined): Json {
   switch (type) {
     case "number":
     case "integer":
-      return 1;
+      // The schema's own default or lower bound, so a bounded argument (a timeout, a count) stays valid.
+      return typeof schema.default === "number" ? schema.default : typeof schema.minimum === "number" ? Math.max(schema.minimum, 1) : 1;
     case "boolean":
       return true;
-    case "array":
-      return [];
+    case "array": {
+      const min = typeof schema.minItems === "number" ? schema.minItems : 0;
+      return Array.from({ length: min }, () => valueFor(asRecord(schema.items)));
+    }
     case "object":
       return {};
     case "null":

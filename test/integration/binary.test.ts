@@ -1,6 +1,6 @@
 /** `bun build --compile` gives one working binary: build it, start it, send it a real request. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { readFileSync, copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -35,7 +35,10 @@ describe("single binary", () => {
     "builds, starts on embedded defaults, serves chat completions, and runs a plugin loaded from outside the checkout",
     async () => {
       const outfile = join(dir, "gateway");
-      const build = Bun.spawnSync(["bun", "build", "--compile", "server.ts", "--outfile", outfile], { cwd: root, stdout: "pipe", stderr: "pipe" });
+      // Exactly the README's `npm run build:binary` (the sandbox worker is an entrypoint of its own), to our outfile.
+      const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["build:binary"]!;
+      const args = script.split(/\s+/).map((arg) => (arg === "dist/gateway" ? outfile : arg));
+      const build = Bun.spawnSync(args, { cwd: root, stdout: "pipe", stderr: "pipe" });
       expect(build.exitCode, build.stderr.toString()).toBe(0);
       // Run from an empty directory: the binary must not need the source tree. PORT=0: the system picks a free
       // port (a fixed random one can collide with the suite's own loopback connections); the log line names it.
@@ -74,6 +77,18 @@ describe("single binary", () => {
       expect(shouted.status).toBe(200);
       const loud = ((await shouted.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content;
       expect(loud).toBe(body.choices[0]!.message.content.toUpperCase() + "!");
+      // The sandbox runs inside the binary: the simulator calls service:shell, whose just-bash worker is embedded.
+      const ran = await fetch(`${base}/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${created.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "simulator/small", input: "run it", tools: [{ type: "service:shell" }] }),
+      });
+      expect(ran.status).toBe(200);
+      const item = ((await ran.json()) as { output: Array<Record<string, unknown>> }).output.find((o) => o.type === "service:shell");
+      expect(item, JSON.stringify(item)).toMatchObject({ status: "completed" });
+      expect(String(item!.container_id)).toMatch(/^ctr_/);
+      // just-bash answered (no such command in the simulated shell), so its worker loaded inside the binary.
+      expect((item!.output as Array<{ stderr: string; outcome: unknown }>)[0]).toMatchObject({ outcome: { type: "exit", exit_code: 127 } });
     },
     120_000,
   );

@@ -1,0 +1,82 @@
+/**
+ * What the bwrap backend needs from the host, found once at start-up: the helper binaries, the host uid commands run
+ * as, how the system directories are laid out (merged /usr: /bin is a link), and a synthetic /etc/passwd.
+ *
+ * Host uid: bubblewrap maps the sandbox's user onto the uid that started it. Started by root, that is uid 0 outside:
+ * files the sandbox could see owned by root (/etc/shadow is root-readable) would be readable through the owner bits.
+ * So a gateway running as root drops to an unprivileged uid (setpriv) before bwrap, and commands own nothing else.
+ */
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ResolvedSandboxSettings } from "../settings.ts";
+
+/** The uid and gid commands see inside (what `id` prints); they map to `hostUid`/`hostGid` outside. */
+export const INNER_UID = 1000;
+export const INNER_GID = 1000;
+
+export interface BwrapPlan {
+  bwrap: string;
+  prlimit: string;
+  /** Present when the gateway runs as root: drops to `hostUid` before bwrap. */
+  setpriv: string | undefined;
+  /** Present when available: marks sandbox processes as the kernel's first choice when memory runs out. */
+  choom: string | undefined;
+  hostUid: number;
+  hostGid: number;
+  /** bwrap arguments that mount /usr and recreate /bin, /lib… as on the host (links or read-only binds). */
+  systemMounts: string[];
+  /** A directory holding the sandbox's passwd and group files. */
+  etcDir: string;
+}
+
+/** Top-level system directories a shell may need; each is a link into /usr on merged-/usr hosts. */
+const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+function systemMounts(): string[] {
+  const args = ["--ro-bind", "/usr", "/usr"];
+  for (const dir of SYSTEM_DIRS) {
+    if (!existsSync(dir)) continue;
+    if (lstatSync(dir).isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+    else args.push("--ro-bind", dir, dir);
+  }
+  return args;
+}
+
+/** passwd and group naming only the sandbox user: `whoami` and `ls -l` work, and no host account is listed. */
+function writeEtc(): string {
+  const dir = mkdtempSync(join(tmpdir(), "gateway-sandbox-etc-"));
+  writeFileSync(join(dir, "passwd"), `sandbox:x:${INNER_UID}:${INNER_GID}:sandbox:/workspace:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+  writeFileSync(join(dir, "group"), `sandbox:x:${INNER_GID}:\nnogroup:x:65534:\n`);
+  writeFileSync(join(dir, "hosts"), "127.0.0.1 localhost sandbox\n::1 localhost\n");
+  // Readable by the unprivileged uid that bwrap runs as.
+  chmodSync(dir, 0o755);
+  for (const name of ["passwd", "group", "hosts"]) chmodSync(join(dir, name), 0o644);
+  return dir;
+}
+
+export type HostCheck = { ok: true; plan: BwrapPlan } | { ok: false; reason: string };
+
+export function inspectHost(settings: ResolvedSandboxSettings): HostCheck {
+  if (process.platform !== "linux") return { ok: false, reason: `bubblewrap needs Linux (this is ${process.platform})` };
+  const bwrap = Bun.which(settings.bwrapPath);
+  if (!bwrap) return { ok: false, reason: `${settings.bwrapPath} not found on PATH (install the bubblewrap package)` };
+  const prlimit = Bun.which("prlimit");
+  if (!prlimit) return { ok: false, reason: "prlimit not found (util-linux): resource limits could not be set" };
+  const root = process.getuid?.() === 0;
+  const setpriv = root ? Bun.which("setpriv") : undefined;
+  if (root && !setpriv) return { ok: false, reason: "running as root and setpriv (util-linux) not found: cannot drop to an unprivileged uid" };
+  return {
+    ok: true,
+    plan: {
+      bwrap,
+      prlimit,
+      setpriv: setpriv ?? undefined,
+      choom: Bun.which("choom") ?? undefined,
+      hostUid: root ? settings.sandboxUid : (process.getuid?.() ?? 0),
+      hostGid: root ? settings.sandboxGid : (process.getgid?.() ?? 0),
+      systemMounts: systemMounts(),
+      etcDir: writeEtc(),
+    },
+  };
+}
