@@ -10,8 +10,10 @@ import { payloadTooLarge, readUndeclaredJson } from "./http/body-limit.ts";
 import { edgeError, type RouteTable } from "./http/edge-errors.ts";
 import { accountRoutes } from "./api/account.ts";
 import { catalogRoutes } from "./api/catalog.ts";
+import { healthRoutes } from "./api/health.ts";
 import { inferenceRoute } from "./api/inference.ts";
 import { batchRoutes } from "./api/batches.ts";
+import { containerRoutes } from "./api/containers.ts";
 import { keyRoutes } from "./api/keys.ts";
 import { presetRoutes } from "./api/presets.ts";
 
@@ -25,10 +27,12 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
 
   const api = new Elysia({ prefix: API_PREFIX, name: "api", normalize: false })
     .use(catalogRoutes(deps))
+    .use(healthRoutes(deps))
     .use(keyRoutes(deps, auth))
     .use(accountRoutes(deps, auth))
     .use(presetRoutes(deps, auth))
-    .use(batchRoutes(deps, auth));
+    .use(batchRoutes(deps, auth))
+    .use(containerRoutes(deps, auth));
   // Elysia instances are mutable: `use` registers the routes on `api` itself.
   for (const route of formatRoutes) api.use(inferenceRoute(deps, auth, route.path, route.format, route.summary));
 

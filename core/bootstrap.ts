@@ -9,7 +9,7 @@ import { createApp, type GatewayApp } from "./app.ts";
 import { hashSecret, labelOf, newSecret } from "./auth/key-material.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import { BatchWorker } from "./batches/worker.ts";
-import { DEFAULT_BATCHES } from "./config/load.ts";
+import { DEFAULT_BATCHES, DEFAULT_SANDBOX } from "./config/load.ts";
 import { limitsOf, routingOf } from "./config/routing-limits.ts";
 import type { GatewayConfig } from "./config/types.ts";
 import type { Clock, Deps, IdGenerator } from "./deps.ts";
@@ -25,9 +25,12 @@ import { buildCatalog } from "./routing/catalog.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
 import { createSafeFetch } from "./net/safe-fetch.ts";
 import { openStore } from "./store/connect.ts";
+import { openWhenReachable, type StoreWaitOptions } from "./ops/store-wait.ts";
 import { createUpstreamFetch } from "./upstream-http/fetch.ts";
 import { bunFetchCap, createOneShotFetch } from "./upstream-http/one-shot.ts";
 import { IdleTrimmer } from "./ops/idle-trim.ts";
+import { DirectoryContainerService } from "./containers/service.ts";
+import { createSandboxBackend, type SandboxBackend } from "./sandbox/backend.ts";
 import { openStreamCount } from "./http/sse.ts";
 import type { Store } from "./store/types.ts";
 
@@ -51,9 +54,16 @@ export interface GatewayOverrides {
   kv?: Kv;
   /** Load-balancing and jitter randomness (tests pass a fixed one). */
   random?: () => number;
+  /** How start-up waits for an unreachable store: who hears which store it waits for, where attempts are logged. */
+  storeWait?: Partial<Pick<StoreWaitOptions, "onWait" | "logger">>;
+  /** What runs container commands (tests pass a small fake; default: `sandbox.backend` of the config). */
+  sandboxBackend?: Pick<SandboxBackend, "exec" | "close">;
   /** The DNS of `deps.serverFetch` (tests stub it; default: the system resolver). */
   resolveHost?: (hostname: string) => Promise<string[]>;
 }
+
+/** `STORE_WAIT_SECONDS` unless a hand-built config names none. */
+const DEFAULT_STORE_WAIT_MS = 180_000;
 
 export const systemClock: Clock = { now: () => Date.now() };
 /** Time-ordered (UUIDv7) ids: inserts append to the generations index instead of landing at random pages (~6x cheaper). */
@@ -92,8 +102,13 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     ...(overrides.resolveHost ? { resolve: overrides.resolveHost } : {}),
   });
-  const store = overrides.store ?? (await openStore(config.databaseUrl, { logger }));
-  const kv = overrides.kv ?? (await openKv(config.redisUrl, logger));
+  // Start in any order: an unreachable store is waited for (README "Operations: store outages").
+  const wait: StoreWaitOptions = { limitMs: config.storeWaitMs ?? DEFAULT_STORE_WAIT_MS, logger, ...overrides.storeWait };
+  const store = overrides.store ?? (await openWhenReachable("database", () => openStore(config.databaseUrl, { logger }), wait));
+  const kv = overrides.kv ?? (await openWhenReachable("redis", () => openKv(config.redisUrl, logger), wait).catch(async (error: unknown) => {
+    if (!overrides.store) await store.close();
+    throw error;
+  }));
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
   // Streamed provider calls go over our own keep-alive sockets; one-shot calls over Bun's fetch while it has room,
@@ -138,6 +153,13 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     onTrim: (report) => logger.debug({ rss_before: report.rssBeforeBytes, rss_after: report.rssAfterBytes, ms: Math.round(report.ms) }, "idle: memory given back"),
   });
   deps.idleTrimmer = trimmer;
+  // Containers (README "Containers"): a sandbox backend runs commands, the service keeps their files under sandbox.dir.
+  const sandbox = config.sandbox ?? DEFAULT_SANDBOX;
+  const sandboxSettings = { backend: sandbox.backend, workers: sandbox.workers, maxFsBytes: sandbox.maxBytes, maxFiles: sandbox.maxFiles };
+  const sandboxBackend = overrides.sandboxBackend ?? (await createSandboxBackend(sandboxSettings, logger));
+  const containers = new DirectoryContainerService({ settings: sandbox, backend: sandboxBackend, clock, logger });
+  deps.containers = containers;
+  await containers.start();
   const app = createApp(deps, workspace.id);
   batchWorker?.start();
   trimmer.start();
@@ -150,6 +172,8 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
       trimmer.stop();
       // First: the worker gives its running items back and its last results reach the ledger before it flushes.
       await batchWorker?.stop();
+      containers.stop();
+      await sandboxBackend.close();
       routing.stop();
       await ledger.close();
       await kv.close();

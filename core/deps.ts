@@ -11,6 +11,7 @@ import type { KeyCache } from "./auth/key-cache.ts";
 import type { ModuleHelpers } from "./registry/helpers.ts";
 import type { CreditLedger } from "./limits/credits.ts";
 import type { RoutingRuntime } from "./routing/runtime.ts";
+import type { ContainerService } from "./containers/contract.ts";
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -49,6 +50,8 @@ export interface Deps {
   routing: RoutingRuntime;
   /** Credit windows and reservations of keys with a `limit` (issue 5). */
   credits: CreditLedger;
+  /** Containers of the bash, shell, files and apply_patch tools (absent: those tools fail with a tool error). */
+  containers?: ContainerService;
   /** This process's batch worker, when it runs one (README "Batches"); routes wake it when work arrives. */
   batchWorker?: { wake(): void };
   /** Counts requests so memory can be given back once traffic stops (core/ops/idle-trim.ts). */

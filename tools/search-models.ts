@@ -10,8 +10,9 @@
  *   otherwise the name is the id and the description is empty.
  * - `context_length` is the largest context of the model's endpoints (the model can serve that much somewhere);
  *   null when no endpoint states one (such a model never passes a `min_context_length` filter).
- * - Modalities: the catalog records none, and every adapter speaks text, so each model is `["text"]` in and out; a
- *   filter asking for another modality (image, audio, …) finds nothing rather than guessing.
+ * - Modalities: input is `["text"]` (the catalog records no input modalities); output is what the model config's
+ *   `output_modalities` says over its endpoints (`["text", "image"]` for an image model), `["text"]` when it says
+ *   nothing. A filter asking for anything else (audio, …) finds nothing rather than guessing.
  * - `series` is the vendor prefix of the id (`acme/model-a` → `acme`; an id without `/` is its own series): it is the
  *   one family grouping every configured id has, whereas family names (GPT, Claude, …) would need a table that goes
  *   stale. The `series` filter compares it case-insensitively.
@@ -33,7 +34,7 @@ const ParametersSchema = Type.Object(
 const Modalities = (direction: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 32 }), {
     maxItems: 8,
-    description: `Only models taking all of these as ${direction} (e.g. ["text"]); this gateway's models are text-only.`,
+    description: `Only models with all of these as ${direction} (e.g. ["text"], or ["image"] for image models).`,
   });
 
 const ArgumentsSchema = Type.Object(
@@ -75,9 +76,15 @@ export function summarize(model: ModelView): ModelSummary {
     description: typeof described.description === "string" ? described.description : "",
     context_length: contexts.length > 0 ? Math.max(...contexts) : null,
     input_modalities: [...MODALITIES],
-    output_modalities: [...MODALITIES],
+    output_modalities: outputModalitiesOf(model),
     series: seriesOf(model.id),
   };
+}
+
+/** Every output modality some endpoint of the model declares; `["text"]` when none declares any. */
+function outputModalitiesOf(model: ModelView): string[] {
+  const declared = new Set(model.endpoints.flatMap((endpoint) => endpoint.outputModalities ?? []));
+  return declared.size === 0 ? [...MODALITIES] : [...declared];
 }
 
 /** 0 when the model does not match; otherwise higher is a better match (the whole query in the id ranks first). */

@@ -22,6 +22,8 @@ const ModelSchema = Type.Object(
           cache_write: Type.Optional(Price),
           reasoning: Type.Optional(Price),
           request: Type.Optional(Price),
+          /** USD per generated image. */
+          image: Type.Optional(Price),
         },
         { additionalProperties: false },
       ),
@@ -33,6 +35,8 @@ const ModelSchema = Type.Object(
     tiers: Type.Optional(Type.Array(Type.String())),
     data_collection: Type.Optional(Type.Union([Type.Literal("allow"), Type.Literal("deny")])),
     zdr: Type.Optional(Type.Boolean()),
+    /** What the model produces: `["text"]`, `["image"]` or `["text", "image"]`; images need `image` here. */
+    output_modalities: Type.Optional(Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]), { minItems: 1, uniqueItems: true })),
   },
   { additionalProperties: false },
 );
@@ -100,6 +104,21 @@ export const ConfigFileSchema = Type.Object(
           poll_interval_ms: Type.Optional(Type.Integer({ minimum: 10 })),
           lease_ms: Type.Optional(Type.Integer({ minimum: 100 })),
           get_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** Containers of the bash, shell, files and apply_patch tools (README "Containers"). */
+    sandbox: Type.Optional(
+      Type.Object(
+        {
+          backend: Type.Optional(Type.Union([Type.Literal("just-bash"), Type.Literal("bwrap")])),
+          dir: Type.Optional(Type.String({ minLength: 1 })),
+          max_bytes: Type.Optional(Type.Integer({ minimum: 1 })),
+          max_files: Type.Optional(Type.Integer({ minimum: 1 })),
+          sweep_interval_ms: Type.Optional(Type.Integer({ minimum: 1_000 })),
+          workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+          list_scan_bound: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
         },
         { additionalProperties: false },
       ),

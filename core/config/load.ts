@@ -4,7 +4,7 @@ import { dirname, resolve } from "node:path";
 import { ConfigFileSchema, type ConfigFile } from "./file-schema.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { simulatorProvider } from "./simulator-default.ts";
-import type { BatchesConfig, ExtensionRef, GatewayConfig, ModelConfig, ProviderConfig } from "./types.ts";
+import type { BatchesConfig, ExtensionRef, GatewayConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
 
 /** Thrown for invalid configuration; server.ts prints the message and exits non-zero. */
 export class ConfigError extends Error {
@@ -55,6 +55,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     port: parsePort(env.PORT),
     databaseUrl: env.DATABASE_URL || "sqlite://./data/gateway.db",
     redisUrl: env.REDIS_URL || undefined,
+    storeWaitMs: parseSeconds(env.STORE_WAIT_SECONDS, "STORE_WAIT_SECONDS", DEFAULT_STORE_WAIT_SECONDS) * 1000,
     logLevel: env.LOG_LEVEL || "info",
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
     bodyLimitBytes: file.server?.body_limit_bytes ?? DEFAULT_BODY_LIMIT,
@@ -71,18 +72,22 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     routing: toRoutingConfig(file.routing),
     limits: toLimitsConfig(file.limits),
     batches: toBatches(file.batches),
+    sandbox: toSandbox(file.sandbox),
     configDir,
   };
 }
 
-/** Batch defaults: half price (reference b7), a lease long enough that renewals every third of it never miss. */
+/**
+ * Batch defaults: half price (reference b7); a lease renewed every third of it, short enough that the claims of a
+ * process that is gone are taken over within 15 s (hardening issue), long enough that a renewal is never missed.
+ */
 export const DEFAULT_BATCHES: BatchesConfig = Object.freeze({
   worker: true,
   concurrency: 16,
   perBatchConcurrency: 4,
   discount: 0.5,
   pollIntervalMs: 1_000,
-  leaseMs: 60_000,
+  leaseMs: 10_000,
   getRateLimitPerMinute: 600,
 });
 
@@ -96,6 +101,30 @@ function toBatches(b: ConfigFile["batches"]): BatchesConfig {
     pollIntervalMs: b?.poll_interval_ms ?? d.pollIntervalMs,
     leaseMs: b?.lease_ms ?? d.leaseMs,
     getRateLimitPerMinute: b?.get_rate_limit_per_minute ?? d.getRateLimitPerMinute,
+  };
+}
+
+/** Container defaults (README "Containers"): quotas a model's work fits in, a sweep often enough to free disk soon. */
+export const DEFAULT_SANDBOX: SandboxConfig = Object.freeze({
+  backend: "just-bash",
+  dir: "./data/containers",
+  maxBytes: 100 * 1024 * 1024,
+  maxFiles: 10_000,
+  sweepIntervalMs: 60_000,
+  workers: 4,
+  listScanBound: 1_000,
+});
+
+function toSandbox(s: ConfigFile["sandbox"]): SandboxConfig {
+  const d = DEFAULT_SANDBOX;
+  return {
+    backend: s?.backend ?? d.backend,
+    dir: s?.dir ?? d.dir,
+    maxBytes: s?.max_bytes ?? d.maxBytes,
+    maxFiles: s?.max_files ?? d.maxFiles,
+    sweepIntervalMs: s?.sweep_interval_ms ?? d.sweepIntervalMs,
+    workers: s?.workers ?? d.workers,
+    listScanBound: s?.list_scan_bound ?? d.listScanBound,
   };
 }
 
@@ -135,6 +164,7 @@ function toModel(m: ModelEntry, where: string): ModelConfig {
       ...optional("cacheWrite", price(pricing?.cache_write, "cache_write")),
       ...optional("reasoning", price(pricing?.reasoning, "reasoning")),
       ...optional("request", price(pricing?.request, "request")),
+      ...optional("image", price(pricing?.image, "image")),
     },
     contextLength: m.context_length,
     maxOutputTokens: m.max_output_tokens,
@@ -145,6 +175,7 @@ function toModel(m: ModelEntry, where: string): ModelConfig {
     zdr: m.zdr,
     name: m.name,
     description: m.description,
+    ...(m.output_modalities ? { outputModalities: [...m.output_modalities] } : {}),
   };
 }
 
@@ -176,6 +207,16 @@ function isEnvRef(value: unknown): value is { env: string } {
 
 function toExtension(entry: string | { module: string; options?: Record<string, unknown> }): ExtensionRef {
   return typeof entry === "string" ? { module: entry, options: {} } : { module: entry.module, options: entry.options ?? {} };
+}
+
+/** Start-up waits this long for an unreachable store: a few minutes covers a database booting beside the gateway. */
+const DEFAULT_STORE_WAIT_SECONDS = 180;
+
+function parseSeconds(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(seconds)) throw new ConfigError(`${name}: not a number of seconds: ${raw}`);
+  return seconds;
 }
 
 function parsePort(raw: string | undefined): number {

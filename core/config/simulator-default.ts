@@ -1,10 +1,13 @@
 /** The built-in simulator provider: the embedded default so a newcomer sees the gateway work with no account. */
-import type { ProviderConfig } from "./types.ts";
+import type { ModelConfig, OutputModality, Pricing, ProviderConfig } from "./types.ts";
 
-const model = (id: string, prompt: number, completion: number, contextLength: number) => ({
+/** USD per image `simulator/image` charges: simulated, but priced so billing of images can be seen working. */
+export const SIMULATOR_IMAGE_PRICE = 0.02;
+
+const model = (id: string, pricing: Pricing, contextLength: number, outputModalities: OutputModality[]): ModelConfig => ({
   id,
   upstreamModel: id.slice("simulator/".length),
-  pricing: { prompt, completion },
+  pricing,
   contextLength,
   maxOutputTokens: 4096,
   supportedParameters: undefined,
@@ -13,7 +16,10 @@ const model = (id: string, prompt: number, completion: number, contextLength: nu
   dataCollection: undefined,
   zdr: undefined,
   name: `Simulator ${id.slice("simulator/".length)} (deterministic, no real model)`,
-  description: "Built-in provider simulator: deterministic text and exact token counts. Not a language model.",
+  description: outputModalities.includes("image")
+    ? "Built-in provider simulator: deterministic text and a small PNG drawn from the prompt. Not an image model."
+    : "Built-in provider simulator: deterministic text and exact token counts. Not a language model.",
+  outputModalities,
 });
 
 export function simulatorProvider(): ProviderConfig {
@@ -26,8 +32,9 @@ export function simulatorProvider(): ProviderConfig {
     options: {},
     simulated: true,
     models: [
-      model("simulator/small", 0.0000001, 0.0000004, 32768),
-      model("simulator/large", 0.000003, 0.000015, 200000),
+      model("simulator/small", { prompt: 0.0000001, completion: 0.0000004 }, 32768, ["text"]),
+      model("simulator/large", { prompt: 0.000003, completion: 0.000015 }, 200000, ["text"]),
+      model("simulator/image", { prompt: 0.0000001, completion: 0.0000004, image: SIMULATOR_IMAGE_PRICE }, 32768, ["text", "image"]),
     ],
   };
 }

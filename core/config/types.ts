@@ -1,7 +1,7 @@
 /** The gateway's configuration after env and the JSON file are read and validated (README "Configuration"). */
 import type { LimitsConfig, RoutingConfig } from "./routing-limits.ts";
 
-/** USD per token (per request for `request`). */
+/** USD per token (per request for `request`, per generated image for `image`). */
 export interface Pricing {
   prompt: number;
   completion: number;
@@ -9,7 +9,12 @@ export interface Pricing {
   cacheWrite?: number;
   reasoning?: number;
   request?: number;
+  /** USD per image the model generates (image output in a reply, or one `service:image_generation` call). */
+  image?: number;
 }
+
+/** What a model can produce (config `output_modalities`). */
+export type OutputModality = "text" | "image";
 
 export interface ModelConfig {
   /** The id clients send, e.g. `acme/model-a`. */
@@ -27,6 +32,11 @@ export interface ModelConfig {
   zdr: boolean | undefined;
   name: string | undefined;
   description: string | undefined;
+  /**
+   * What the model produces; undefined when the config does not say (then the upstream decides what it can do, and
+   * the model is not offered for `service:image_generation`). Optional so hand-built configs need not name it.
+   */
+  outputModalities?: OutputModality[];
 }
 
 export interface ProviderConfig {
@@ -79,11 +89,34 @@ export interface NetworkConfig {
   allowPrivate: string[];
 }
 
+/** Containers of the bash, shell, files and apply_patch tools (README "Containers"; config file `sandbox`). */
+export interface SandboxConfig {
+  /** What runs commands: `just-bash` (simulated bash in Bun Workers, the default) or `bwrap` (bubblewrap, Linux). */
+  backend: "just-bash" | "bwrap";
+  /** Where containers live (`<dir>/<workspace>/<container>/files/`); a shared directory (NFS) for several nodes. */
+  dir: string;
+  /** Per-container quota on the bytes of its files. */
+  maxBytes: number;
+  /** Per-container quota on its files and directories. */
+  maxFiles: number;
+  /** How often expired containers are removed (also once at start). */
+  sweepIntervalMs: number;
+  /** Bun Workers of the just-bash backend. */
+  workers: number;
+  /** Directory markers one `GET /containers/{id}/files` may pass over before it answers (spec operation 6). */
+  listScanBound: number;
+}
+
 export interface GatewayConfig {
   host: string;
   port: number;
   databaseUrl: string;
   redisUrl: string | undefined;
+  /**
+   * How long start-up waits for an unreachable database or Redis before it exits (env `STORE_WAIT_SECONDS`; README
+   * "Operations: store outages"). Optional so hand-built configs need not name it (default 180 s).
+   */
+  storeWaitMs?: number;
   logLevel: string;
   adminKey: string | undefined;
   /** Request bodies above this many bytes get 413. */
@@ -114,4 +147,6 @@ export interface GatewayConfig {
   limits?: LimitsConfig;
   /** Batch execution; absent means the defaults (`DEFAULT_BATCHES` in load.ts). */
   batches?: BatchesConfig;
+  /** Containers and their sandbox; absent means the defaults (`DEFAULT_SANDBOX` in load.ts). */
+  sandbox?: SandboxConfig;
 }

@@ -10,6 +10,8 @@ export interface EncodeContext {
   generationId: string;
   /** Routing metadata (`service_metadata`) when the client opted in; read at the end so it is complete. */
   serviceMetadata?: () => Record<string, unknown>;
+  /** The container the request's server tools used last (Messages `container`); read at the end, like the metadata. */
+  container?: () => { id: string; expiresAt: number } | undefined;
 }
 
 export interface WireFormat {

@@ -26,6 +26,8 @@ export function render(ctx: RequestContext, outcome: Outcome): Response {
     request: ctx.request,
     generationId: ctx.generationId,
     ...(ctx.metadataOptIn ? { serviceMetadata: () => serviceMetadataOf(ctx) } : {}),
+    // The last one: after a `restart` that is the fresh container, the one the client can go on using.
+    container: () => ctx.usedContainers?.at(-1),
   };
   const headers = { "x-generation-id": ctx.generationId };
   // A client that asked for a stream gets one, even when a plugin answered with a whole response (a cached or

@@ -1,7 +1,8 @@
 /**
  * How much credit a request reserves before its upstream call: its worst case over every endpoint of the requested
  * and fallback models — prompt-size bound × the highest prompt price, plus the most output it may produce × the
- * highest output price, plus the highest per-request price.
+ * highest output price, plus the highest per-request price, plus one image at the highest image price when the
+ * request asks for image output.
  */
 import type { CanonicalRequest } from "../model/request.ts";
 import type { Catalog } from "../routing/catalog.ts";
@@ -16,7 +17,7 @@ export interface ReservationSize {
   outputTokens: number;
   /** True when neither the request nor any endpoint bounds the output (the caller then caps the request). */
   unbounded: boolean;
-  /** USD the prompt and the per-request price take before any output. */
+  /** USD the prompt, the per-request price and an asked-for image take before any output. */
   fixedCost: number;
   completionPrice: number;
 }
@@ -37,7 +38,8 @@ export function ceilingFor(request: CanonicalRequest, catalog: Catalog): PriceCe
 export function sizeReservation(request: CanonicalRequest, prompt: PromptSize, ceiling: PriceCeiling, defaultMaxOutput: number): ReservationSize {
   const declared = request.maxTokens ?? ceiling.maxOutputTokens;
   const outputTokens = declared ?? defaultMaxOutput;
-  const fixedCost = promptTokenBound(prompt) * ceiling.promptPrice + ceiling.requestPrice;
+  const image = request.modalities?.includes("image") === true ? (ceiling.imagePrice ?? 0) : 0;
+  const fixedCost = promptTokenBound(prompt) * ceiling.promptPrice + ceiling.requestPrice + image;
   return {
     amount: fixedCost + outputTokens * ceiling.completionPrice,
     outputTokens,

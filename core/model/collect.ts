@@ -1,7 +1,7 @@
 /** `collect(events)`: folds a canonical event stream into one canonical response (ARCHITECTURE §2). */
 import { toGatewayError } from "../errors.ts";
 import type { EventStream, StreamEvent } from "./events.ts";
-import type { Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "./parts.ts";
+import type { ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "./parts.ts";
 import type { CanonicalResponse } from "./response.ts";
 import { emptyUsage } from "./usage.ts";
 
@@ -88,6 +88,12 @@ export class ResponseBuilder {
       case "refusal-delta": {
         const part = this.partOf(event.id, "refusal", () => ({ type: "refusal", text: "" }));
         part.text += event.delta;
+        return;
+      }
+      case "image": {
+        const part: ImagePart = { type: "image", url: event.url };
+        if (event.mediaType !== undefined) part.mediaType = event.mediaType;
+        r.parts.push(part);
         return;
       }
       case "server-tool-start": {

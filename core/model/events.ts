@@ -20,6 +20,8 @@ export type StreamEvent =
   | { type: "tool-call-delta"; id: string; delta: string }
   | { type: "tool-call-end"; id: string }
   | { type: "refusal-delta"; id: string; delta: string }
+  /** A whole image the model generated (image output arrives complete, never in pieces); `url` is data: or http(s). */
+  | { type: "image"; id: string; url: string; mediaType?: string }
   /** The gateway starts running a server tool the model called (a Responses `output_item.added` in_progress). */
   | { type: "server-tool-start"; id: string; callId: string; name: string; arguments: string }
   /** That tool finished: `result` on success, `error` on failure (the model sees `{error}`). */

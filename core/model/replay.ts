@@ -52,8 +52,12 @@ export async function* eventsFromResponse(response: CanonicalResponse): AsyncGen
         yield end;
         break;
       }
+      case "image":
+        // In an output an image part is one the model generated (image output).
+        yield part.mediaType === undefined ? { type: "image", id, url: part.url } : { type: "image", id, url: part.url, mediaType: part.mediaType };
+        break;
       default:
-        // Inputs (images, files, tool results) never appear in an upstream's output.
+        // Inputs (files, tool results) never appear in an upstream's output.
         break;
     }
   }

@@ -2,7 +2,8 @@
 
 export interface Usage {
   input: { total: number; cacheRead: number; cacheWrite: number };
-  output: { total: number; reasoning: number };
+  /** `images`: images the model generated (priced per image, apart from tokens); absent means none. */
+  output: { total: number; reasoning: number; images?: number };
   /**
    * Server-tool counters over the whole request: `tool_calls_requested`, `tool_calls_executed` (the agent loop's),
    * `web_search_requests`, `web_fetch_requests` (reference §1e). Each format shows the ones its usage object has.
@@ -26,12 +27,26 @@ export function emptyUsage(): Usage {
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  return {
+  const sum: Usage = {
     input: {
       total: a.input.total + b.input.total,
       cacheRead: a.input.cacheRead + b.input.cacheRead,
       cacheWrite: a.input.cacheWrite + b.input.cacheWrite,
     },
-    output: { total: a.output.total + b.output.total, reasoning: a.output.reasoning + b.output.reasoning },
+    output: withImages({ total: a.output.total + b.output.total, reasoning: a.output.reasoning + b.output.reasoning }, (a.output.images ?? 0) + (b.output.images ?? 0)),
   };
+  if (a.serverTools || b.serverTools) sum.serverTools = addCounters(a.serverTools ?? {}, b.serverTools ?? {});
+  return sum;
+}
+
+/** Counter-wise sum (an upstream's own web searches over several turns, plus the gateway's). */
+export function addCounters(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const key in b) out[key] = (out[key] ?? 0) + (b[key] ?? 0);
+  return out;
+}
+
+/** `output` with an image count, left out when zero (so text-only usage keeps its usual shape). */
+function withImages(output: Usage["output"], images: number): Usage["output"] {
+  return images > 0 ? { ...output, images } : output;
 }

@@ -62,6 +62,11 @@ export interface RequestContext {
   plugins: readonly ActivePlugin[];
   /** Entries of `service_metadata.pipeline`, in the order they were added. */
   readonly pipeline: PipelineEntry[];
+  /**
+   * Containers the request's server tools used (bash, shell, files, apply_patch), set by the agent loop as it ends:
+   * the Messages result's `container`. Absent when none was used.
+   */
+  usedContainers?: ReadonlyArray<{ id: string; expiresAt: number }>;
   /** Time to first token for streams (ms since start), for the generation record. */
   firstTokenMs: number | undefined;
   /** Fields for the one request log line. */

@@ -5,6 +5,8 @@
  * `run` and hands the model its JSON result. A tool that throws gives the model `{error}`; it never fails the request.
  */
 import type { TSchema } from "@sinclair/typebox";
+import type { ContainerHandle, ContainerRequest } from "../containers/contract.ts";
+import type { ImageGeneration, ImageGenerationRequest } from "../images/types.ts";
 import type { InboundFormat, Tool } from "../model/request.ts";
 import type { CatalogView } from "../routing/catalog-view.ts";
 import type { ModuleBase } from "./define.ts";
@@ -51,6 +53,18 @@ export interface ToolRunContext {
    * rejects when the limit cannot cover it (the call then fails and the model is told).
    */
   charge(usd: number, description: string): Promise<void>;
+  /**
+   * Makes one image with a configured image model (`service:image_generation`; core/images/generate.ts): the model's
+   * per-image price is charged first (held against the key's credit limit) and taken back when the call fails;
+   * rejects saying why. Always set by the agent loop; optional only so contexts built by hand need not provide it.
+   */
+  generateImage?(request: ImageGenerationRequest): Promise<ImageGeneration>;
+  /**
+   * The container this call runs in (bash, shell, files, apply_patch): a new one, the session's, or a referenced one
+   * of the caller's workspace, per `request.environment`. Rejects with a ContainerError (an error result for the
+   * model) for an unknown or foreign id or when the sandbox is unavailable.
+   */
+  container(request: ContainerRequest): Promise<ContainerHandle>;
   /** The request's `session_id`, when it sent one. */
   sessionId?: string;
   /** The workspace of the key that made the request. */
@@ -70,6 +84,12 @@ export interface ToolModule extends ModuleBase {
   readonly parametersSchema?: TSchema;
   /** Formats that may declare it (default: all). Others get a 400. */
   readonly formats?: readonly InboundFormat[];
+  /**
+   * `parameters.engine: "native"` means the client runs the call (bash, shell, apply_patch): the model sees the tool
+   * as an ordinary function and its calls come back to the client like any client tool call. Otherwise a native
+   * tool goes to the upstream to run (its own web search).
+   */
+  readonly nativeRunsOnClient?: boolean;
   /** A `usage.serverTools` counter each executed call adds to (e.g. `web_search_requests`). */
   readonly usageCounter?: string;
   /** Checks beyond the schema at declaration time (an unknown time zone, an engine not configured); throws a 400. */

@@ -3,7 +3,7 @@
  * lengths, and what this process measured of each endpoint (latency, throughput, breaker state). Plain data, built
  * when asked for, never the internal objects (a plugin cannot reach provider credentials through it).
  */
-import type { Pricing } from "../config/types.ts";
+import type { OutputModality, Pricing } from "../config/types.ts";
 import type { Catalog, Endpoint } from "./catalog.ts";
 import { profileOf } from "./profile.ts";
 import type { RoutingRuntime } from "./runtime.ts";
@@ -15,8 +15,10 @@ export interface EndpointView {
   readonly provider: string;
   readonly contextLength: number | undefined;
   readonly maxOutputTokens: number | undefined;
-  /** USD per token (`request` per call). */
+  /** USD per token (`request` per call, `image` per generated image). */
   readonly pricing: Readonly<Pricing>;
+  /** What the model produces here, when its config says (`["text", "image"]`); undefined when it does not. */
+  readonly outputModalities?: readonly OutputModality[];
   /** Seconds to first output, over this process's recent calls; undefined before any. */
   readonly latency: Percentiles | undefined;
   /** Output tokens per second, over this process's recent calls. */
@@ -67,12 +69,14 @@ export function createCatalogView(catalog: Catalog, routing: RoutingRuntime): Ca
 
 export function endpointView(endpoint: Endpoint, routing: RoutingRuntime): EndpointView {
   const key = profileOf(endpoint).key;
+  const outputs = endpoint.model.outputModalities;
   return Object.freeze({
     model: endpoint.model.id,
     provider: endpoint.provider.id,
     contextLength: endpoint.model.contextLength,
     maxOutputTokens: endpoint.model.maxOutputTokens,
     pricing: Object.freeze({ ...endpoint.model.pricing }),
+    ...(outputs ? { outputModalities: Object.freeze([...outputs]) } : {}),
     latency: routing.stats.latency(key),
     throughput: routing.stats.throughput(key),
     health: routing.health.stateOf(key),

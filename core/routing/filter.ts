@@ -19,6 +19,7 @@ export type ExclusionReason =
   | "provider.require_parameters"
   | "provider.max_price"
   | "tools"
+  | "modalities"
   | "service_tier";
 
 export interface Exclusion {
@@ -34,6 +35,8 @@ export interface FilterInput {
   /** Sent parameter names (only consulted when some endpoint declares its parameters). */
   parameters: readonly string[];
   usesTools: boolean;
+  /** The request asks for image output (`modalities` has `image`). */
+  wantsImages?: boolean;
   tierChain: readonly string[];
   breaker: (key: string) => BreakerState;
 }
@@ -80,6 +83,11 @@ function exclusionOf(endpoint: Endpoint, input: FilterInput): { reason: Exclusio
   }
   const declared = profile.parameters;
   if (declared && input.usesTools && !declared.has("tools")) return { reason: "tools", detail: `${provider} does not support tool use` };
+  // Like tools: only a model whose config says what it outputs is held to it; an undeclared one is the upstream's call.
+  const outputs = model.outputModalities;
+  if (input.wantsImages && outputs && !outputs.includes("image")) {
+    return { reason: "modalities", detail: `${model.id} at ${provider} does not output images (output_modalities: ${outputs.join(", ")})` };
+  }
   if (declared && p.requireParameters) {
     const missing = input.parameters.filter((name) => !declared.has(name));
     if (missing.length > 0) return { reason: "provider.require_parameters", detail: `${provider} does not support ${missing.join(", ")}` };

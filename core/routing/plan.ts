@@ -46,6 +46,7 @@ export function planRoute(input: PlanInput): RoutePlan {
     preferences,
     parameters: preferences.requireParameters ? sentParameters(input.request) : [],
     usesTools: usesTools(input.request),
+    wantsImages: input.request.modalities?.includes("image") === true,
     tierChain: tierChain(input.request.serviceTier),
     breaker: input.breaker,
   };

@@ -21,6 +21,8 @@ export interface EndpointProfile {
   /** Worst-case USD per output token (reasoning may be priced above completion). */
   maxCompletionPrice: number;
   requestPrice: number;
+  /** USD per generated image (0 when the model has no image price). */
+  imagePrice: number;
 }
 
 const profiles = new WeakMap<Endpoint, EndpointProfile>();
@@ -52,6 +54,7 @@ function computeProfile(endpoint: Endpoint): EndpointProfile {
     maxPromptPrice: Math.max(pricing.prompt, pricing.cacheWrite ?? 0, pricing.cacheRead ?? 0),
     maxCompletionPrice: Math.max(pricing.completion, pricing.reasoning ?? 0),
     requestPrice: pricing.request ?? 0,
+    imagePrice: pricing.image ?? 0,
   });
 }
 
@@ -60,6 +63,8 @@ export interface PriceCeiling {
   promptPrice: number;
   completionPrice: number;
   requestPrice: number;
+  /** USD per generated image (held for one image when a request asks for image output). */
+  imagePrice?: number;
   /** The largest declared `max_output_tokens`, or undefined when an endpoint declares none. */
   maxOutputTokens: number | undefined;
 }
@@ -78,17 +83,21 @@ export function ceilingOf(endpoints: readonly Endpoint[]): PriceCeiling {
 
 function single(endpoint: Endpoint): PriceCeiling {
   const p = profileOf(endpoint);
-  return { promptPrice: p.maxPromptPrice, completionPrice: p.maxCompletionPrice, requestPrice: p.requestPrice, maxOutputTokens: endpoint.model.maxOutputTokens };
+  const ceiling: PriceCeiling = { promptPrice: p.maxPromptPrice, completionPrice: p.maxCompletionPrice, requestPrice: p.requestPrice, maxOutputTokens: endpoint.model.maxOutputTokens };
+  if (p.imagePrice > 0) ceiling.imagePrice = p.imagePrice;
+  return ceiling;
 }
 
 /** The element-wise maximum; an unbounded output anywhere makes the merged output unbounded. */
 export function mergeCeilings(list: readonly PriceCeiling[]): PriceCeiling {
   let out: PriceCeiling = { promptPrice: 0, completionPrice: 0, requestPrice: 0, maxOutputTokens: 0 };
   for (const c of list) {
+    const imagePrice = Math.max(out.imagePrice ?? 0, c.imagePrice ?? 0);
     out = {
       promptPrice: Math.max(out.promptPrice, c.promptPrice),
       completionPrice: Math.max(out.completionPrice, c.completionPrice),
       requestPrice: Math.max(out.requestPrice, c.requestPrice),
+      ...(imagePrice > 0 ? { imagePrice } : {}),
       maxOutputTokens: out.maxOutputTokens === undefined || c.maxOutputTokens === undefined ? undefined : Math.max(out.maxOutputTokens, c.maxOutputTokens),
     };
   }

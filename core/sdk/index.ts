@@ -20,6 +20,7 @@ export type {
 } from "../registry/plugin.ts";
 export type { ToolDeclaration, ToolModule, ToolRunContext } from "../registry/tool.ts";
 export type { ProviderAdapter, ProviderCall, UpstreamTarget } from "../registry/provider.ts";
+export type { GeneratedImage, ImageCall, ImageGeneration, ImageGenerationRequest, ImageRequest } from "../images/types.ts";
 export type { FetchFunction, ModuleHelpers } from "../registry/helpers.ts";
 export type { CatalogView, EndpointView, ModelView } from "../routing/catalog-view.ts";
 export type { Percentiles } from "../routing/stats.ts";

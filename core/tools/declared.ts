@@ -17,6 +17,12 @@ export const SERVER_TOOL_PREFIX = "service:";
 /** One server tool of a request, as the agent loop runs it. */
 export interface DeclaredTool {
   module: RegisteredTool;
+  /**
+   * `parameters.engine: "native"`: the upstream runs it (its own web search), so the adapter gets the server tool
+   * itself and reports the calls in its reply; or, for a tool with `nativeRunsOnClient` (bash), the client does, so
+   * the model sees a plain function whose calls go back to the client. Either way the loop never runs it.
+   */
+  native: boolean;
   /** The function name the upstream model calls it by. */
   modelName: string;
   parameters: Record<string, unknown>;
@@ -60,8 +66,8 @@ export function declaredTools(request: CanonicalRequest, env: DeclarationEnv): D
     let modelName = functionNames.has(base) ? `service_${base}` : base;
     // The same tool declared twice (two web_search entries with different domains) gets a numbered name.
     for (let n = 2; declared.byModelName.has(modelName); n++) modelName = `${base}_${n}`;
-    const entry: DeclaredTool = { module, modelName, parameters, config };
-    declared.byModelName.set(modelName, entry);
+    const entry: DeclaredTool = { module, modelName, parameters, config, native: parameters.engine === "native" };
+    if (!entry.native) declared.byModelName.set(modelName, entry);
     declared.list.push(entry);
   });
   return declared;
@@ -113,7 +119,8 @@ export function modelTools(request: CanonicalRequest, declared: DeclaredTools, r
     } else if (!isServiceTool(tool)) out.push(tool);
   }
   for (const entry of declared.list) {
-    out.push({ kind: "function", name: entry.modelName, description: entry.module.description, parameters: entry.module.argumentsSchema });
+    if (entry.native && !entry.module.nativeRunsOnClient) out.push({ kind: "server", type: entry.module.id, parameters: entry.parameters });
+    else out.push({ kind: "function", name: entry.modelName, description: entry.module.description, parameters: entry.module.argumentsSchema });
   }
   return out;
 }

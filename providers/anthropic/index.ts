@@ -15,6 +15,7 @@ import { anthropicHeaders, toAnthropicBody } from "./request.ts";
 import { fromAnthropicMessage } from "./response.ts";
 import { anthropicStreamToEvents } from "./stream.ts";
 import type { WireMessage } from "./wire.ts";
+import { ANTHROPIC_PARAMETERS } from "./parameters.ts";
 
 /** `${baseUrl}/messages`, tolerating a trailing slash in the configured base URL. */
 export function messagesUrl(baseUrl: string): string {
@@ -41,6 +42,7 @@ export default defineProvider({
   id: "anthropic",
   description: "Anthropic Messages API (native: signed thinking, cache_control, documents, typed tools)",
   optionsSchema: anthropicOptionsSchema,
+  supportedParameters: ANTHROPIC_PARAMETERS,
   generate,
   stream,
 });

@@ -7,6 +7,7 @@ import type { CacheMark, FilePart, ImagePart, Message, Part, ReasoningPart, Text
 import type { Warning } from "../../core/model/warnings.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { isHttpUrl, parseDataUrl } from "./data-url.ts";
+import { webSearchHistoryBlocks } from "./web-search-blocks.ts";
 import type { WireBlockParam, WireMessageParam } from "./wire.ts";
 
 /** `system`: a plain string when that loses nothing, else text blocks carrying their cache marks. */
@@ -80,6 +81,14 @@ function assistantBlocks(part: Part, warnings: Warning[]): WireBlockParam[] {
       return reasoningBlocks(part, warnings);
     case "tool-call":
       return [{ type: "tool_use", id: wireToolId(part.id), name: part.name, input: toolInput(part.arguments, warnings) }];
+    case "server-tool": {
+      // Anthropic's own web search goes back as it came; other server tools have no Anthropic form (dropped below).
+      const blocks = webSearchHistoryBlocks(part);
+      if (blocks) return blocks;
+      const why = `A ${part.name} call Anthropic did not run (or without its encrypted results) cannot be sent to Anthropic and was dropped`;
+      warnUnsupported(warnings, "messages.assistant.server-tool", why);
+      return [];
+    }
     default:
       warnUnsupported(warnings, `messages.assistant.${part.type}`, `A ${part.type} part in an assistant turn cannot be sent to Anthropic and was dropped`);
       return [];

@@ -7,10 +7,12 @@ import { ANTHROPIC_BETA_PASSTHROUGH, ANTHROPIC_PASSTHROUGH } from "../../core/fo
 import type { CanonicalRequest, Tool } from "../../core/model/request.ts";
 import { warn, type Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
+import { isNativeWebSearch } from "../shared/native-tools.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toWireMessages, toWireSystem } from "./messages.ts";
 import { readAnthropicOptions } from "./options.ts";
 import { applyThinking } from "./thinking.ts";
+import { nativeWebSearchTool } from "./web-search-tool.ts";
 import type { WireRequestBody, WireToolChoice } from "./wire.ts";
 
 /**
@@ -87,6 +89,7 @@ function applyTools(body: WireRequestBody, request: CanonicalRequest, warnings: 
 
 function wireTool(tool: Tool, i: number, warnings: Warning[]): Array<Record<string, unknown>> {
   if (tool.kind === "server") {
+    if (isNativeWebSearch(tool)) return [nativeWebSearchTool(tool, i, warnings)];
     if (tool.type.startsWith("service:")) {
       warnUnsupported(warnings, `tools[${i}]`, `Server tool ${tool.type} is run by the gateway and was not sent upstream`);
       return [];

@@ -7,15 +7,20 @@ import type { ProviderCall } from "../../core/registry/provider.ts";
 import { ANTHROPIC_REASONING_FORMAT } from "../../core/formats/messages/reasoning-token.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { mapAnthropicError } from "./errors.ts";
+import { annotationsOf } from "./citations.ts";
 import { mapStopReason, mapUsage } from "./finish-usage.ts";
+import { isWebSearchResult, isWebSearchUse, webSearchPart, webSearchPartName } from "./web-search-blocks.ts";
 import type { WireBlock, WireMessage } from "./wire.ts";
 
-/** One response block → canonical part; blocks the canonical model cannot hold (server-tool traces) are reported. */
+/**
+ * One response block → canonical part; blocks the canonical model cannot hold (traces of server tools other than web
+ * search) are reported. Web search blocks come in pairs and are read by `partsOf`.
+ */
 export function partOf(block: WireBlock, warnings: Warning[]): Part | undefined {
   switch (block.type) {
     case "text": {
       const text = block.text ?? "";
-      return block.citations?.length ? { type: "text", text, annotations: block.citations } : { type: "text", text };
+      return block.citations?.length ? { type: "text", text, annotations: annotationsOf(block.citations, text) } : { type: "text", text };
     }
     case "thinking": {
       const part: Part = { type: "reasoning", text: block.thinking ?? "", format: ANTHROPIC_REASONING_FORMAT };
@@ -33,6 +38,25 @@ export function partOf(block: WireBlock, warnings: Warning[]): Part | undefined 
 }
 
 /**
+ * The blocks in order. A web search is one part at its `server_tool_use`, its `web_search_tool_result` (wherever it
+ * sits) folded in; a result block whose call is not in the reply has nothing to attach to and is reported.
+ */
+function partsOf(blocks: readonly WireBlock[], searchName: string, warnings: Warning[]): Part[] {
+  const results = new Map(blocks.filter(isWebSearchResult).map((block) => [block.tool_use_id, block]));
+  const calls = new Set(blocks.filter(isWebSearchUse).map((block) => block.id));
+  const parts: Part[] = [];
+  for (const block of blocks) {
+    if (isWebSearchUse(block)) parts.push(webSearchPart(block, results.get(block.id), searchName));
+    else if (isWebSearchResult(block) && calls.has(block.tool_use_id)) continue;
+    else {
+      const part = partOf(block, warnings);
+      if (part !== undefined) parts.push(part);
+    }
+  }
+  return parts;
+}
+
+/**
  * Builds the canonical response; a 200 body that is an error (never expected, but cheap to honour) is thrown.
  * Dropped blocks are reported on `request.warnings`, the list the pipeline copies into the response and shows in
  * `service_metadata` (the same sink the stream path uses).
@@ -40,11 +64,7 @@ export function partOf(block: WireBlock, warnings: Warning[]): Part | undefined 
 export function fromAnthropicMessage(body: WireMessage, call: ProviderCall): CanonicalResponse {
   if (body.type === "error") throw mapAnthropicError(200, body, new Headers(), call.helpers.error);
   const warnings: Warning[] = call.request.warnings;
-  const parts: Part[] = [];
-  for (const block of body.content ?? []) {
-    const part = partOf(block, warnings);
-    if (part !== undefined) parts.push(part);
-  }
+  const parts = partsOf(body.content ?? [], webSearchPartName(call.request), warnings);
   const response: CanonicalResponse = {
     id: body.id ?? "",
     model: body.model ?? call.target.upstreamModel,

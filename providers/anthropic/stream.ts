@@ -1,9 +1,10 @@
 /**
  * Anthropic Messages SSE → canonical stream events (ARCHITECTURE §2, Portkey-style `stream` transform):
  * `message_start` → start + usage; `content_block_*` → id-keyed part events (`input_json_delta` → tool-call-delta,
- * `signature_delta` → the reasoning-end signature, `citations_delta` → text-end annotations); `message_delta` →
- * usage; `message_stop` → finish; `error` → error. A stream cut before `message_stop` becomes an error, never a
- * silent truncation.
+ * `signature_delta` → the reasoning-end signature, `citations_delta` → text-end annotations; a web search's
+ * `server_tool_use` → `server-tool-start` once its input is whole, its `web_search_tool_result` → `server-tool-end`);
+ * `message_delta` → usage; `message_stop` → finish; `error` → error. A stream cut before `message_stop` becomes an
+ * error, never a silent truncation.
  */
 import { ANTHROPIC_REASONING_FORMAT } from "../../core/formats/messages/reasoning-token.ts";
 import type { StreamEvent } from "../../core/model/events.ts";
@@ -12,26 +13,36 @@ import type { SseEvent } from "../shared/sse.ts";
 import { parseTypedEvent, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { mapAnthropicError } from "./errors.ts";
+import { annotationsOf } from "./citations.ts";
 import { mapStopReason, mapUsage, mergeUsage } from "./finish-usage.ts";
+import { isWebSearchResult, isWebSearchUse, queryOf, webSearchOutcome, webSearchPartName } from "./web-search-blocks.ts";
 import type { WireBlock, WireStopDetails, WireStreamEvent, WireUsage } from "./wire.ts";
 
 interface OpenBlock {
-  kind: "text" | "reasoning" | "tool" | "ignored";
+  /** `search`: a web search's `server_tool_use`, announced once its input is complete. */
+  kind: "text" | "reasoning" | "tool" | "search" | "ignored";
   id: string;
   signature?: string;
   citations: unknown[];
+  /** A text block's text (its citations' spans are found in it); a search's input JSON so far. */
+  text: string;
 }
 
 /** Per-stream translation state. */
 class AnthropicStreamState {
   readonly blocks = new Map<number, OpenBlock>();
+  /** Web searches announced (`server-tool-start`), by id, with their query: each result block closes one. */
+  private readonly searches = new Map<string, string>();
+  private readonly searchName: string;
   usage: WireUsage = {};
   stopReason: string | null | undefined;
   stopSequence: string | null | undefined;
   stopDetails: WireStopDetails | null | undefined;
   started = false;
 
-  constructor(private readonly call: ProviderCall) {}
+  constructor(private readonly call: ProviderCall) {
+    this.searchName = webSearchPartName(call.request);
+  }
 
   start(event: WireStreamEvent | undefined): StreamEvent {
     this.started = true;
@@ -52,14 +63,14 @@ class AnthropicStreamState {
     switch (block.type) {
       case "text": {
         const id = `text-${index}`;
-        this.blocks.set(index, { kind: "text", id, citations: [...(block.citations ?? [])] });
+        this.blocks.set(index, { kind: "text", id, citations: [...(block.citations ?? [])], text: block.text ?? "" });
         yield { type: "text-start", id };
         if (block.text) yield { type: "text-delta", id, delta: block.text };
         return;
       }
       case "thinking": {
         const id = `reasoning-${index}`;
-        const open: OpenBlock = { kind: "reasoning", id, citations: [] };
+        const open: OpenBlock = { kind: "reasoning", id, citations: [], text: "" };
         if (block.signature) open.signature = block.signature;
         this.blocks.set(index, open);
         yield { type: "reasoning-start", id, format: ANTHROPIC_REASONING_FORMAT };
@@ -69,14 +80,14 @@ class AnthropicStreamState {
       case "redacted_thinking": {
         // Arrives whole; nothing follows but its content_block_stop.
         const id = `reasoning-${index}`;
-        this.blocks.set(index, { kind: "ignored", id, citations: [] });
+        this.blocks.set(index, { kind: "ignored", id, citations: [], text: "" });
         yield { type: "reasoning-start", id, format: ANTHROPIC_REASONING_FORMAT };
         yield { type: "reasoning-end", id, redacted: block.data ?? "" };
         return;
       }
       case "tool_use": {
         const id = block.id ?? `toolu_${index}`;
-        this.blocks.set(index, { kind: "tool", id, citations: [] });
+        this.blocks.set(index, { kind: "tool", id, citations: [], text: "" });
         yield { type: "tool-call-start", id, name: block.name ?? "" };
         // Input normally streams as input_json_delta from `{}`; a non-empty start input is the whole input.
         if (typeof block.input === "object" && block.input !== null && Object.keys(block.input).length > 0) {
@@ -84,10 +95,35 @@ class AnthropicStreamState {
         }
         return;
       }
+      case "server_tool_use":
+      case "web_search_tool_result":
+        yield* this.searchBlockStart(index, block);
+        return;
       default:
-        this.blocks.set(index, { kind: "ignored", id: "", citations: [] });
+        this.blocks.set(index, { kind: "ignored", id: "", citations: [], text: "" });
         warnUnsupported(this.call.request.warnings, `content.${block.type}`, `Anthropic streamed a ${block.type} block, which the gateway cannot relay; it was dropped`);
     }
+  }
+
+  /**
+   * A web search's blocks: the `server_tool_use` opens a search (its input streams as `input_json_delta` from `{}`); the
+   * `web_search_tool_result` arrives whole in its start and ends the search it names. Other server tools' blocks
+   * (code execution, web fetch) have no canonical form here and are reported.
+   */
+  *searchBlockStart(index: number, block: WireBlock): Generator<StreamEvent> {
+    if (isWebSearchUse(block)) {
+      const start = typeof block.input === "object" && block.input !== null && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
+      this.blocks.set(index, { kind: "search", id: block.id ?? `srvtoolu_${index}`, citations: [], text: start });
+      return;
+    }
+    this.blocks.set(index, { kind: "ignored", id: "", citations: [], text: "" });
+    const query = isWebSearchResult(block) ? this.searches.get(block.tool_use_id as string) : undefined;
+    if (query === undefined) {
+      warnUnsupported(this.call.request.warnings, `content.${block.type}`, `Anthropic streamed a ${block.type} block, which the gateway cannot relay; it was dropped`);
+      return;
+    }
+    this.searches.delete(block.tool_use_id as string);
+    yield { type: "server-tool-end", id: block.tool_use_id as string, ...webSearchOutcome(block.content, query) };
   }
 
   *blockDelta(index: number, delta: NonNullable<WireStreamEvent["delta"]>): Generator<StreamEvent> {
@@ -95,7 +131,10 @@ class AnthropicStreamState {
     if (block === undefined || block.kind === "ignored") return;
     switch (delta.type) {
       case "text_delta":
-        if (block.kind === "text" && delta.text) yield { type: "text-delta", id: block.id, delta: delta.text };
+        if (block.kind === "text" && delta.text) {
+          block.text += delta.text;
+          yield { type: "text-delta", id: block.id, delta: delta.text };
+        }
         return;
       case "citations_delta":
         if (block.kind === "text" && delta.citation !== undefined) block.citations.push(delta.citation);
@@ -108,6 +147,7 @@ class AnthropicStreamState {
         return;
       case "input_json_delta":
         if (block.kind === "tool" && delta.partial_json) yield { type: "tool-call-delta", id: block.id, delta: delta.partial_json };
+        if (block.kind === "search" && delta.partial_json) block.text += delta.partial_json;
         return;
     }
   }
@@ -118,7 +158,7 @@ class AnthropicStreamState {
     if (block === undefined) return;
     switch (block.kind) {
       case "text":
-        yield block.citations.length > 0 ? { type: "text-end", id: block.id, annotations: block.citations } : { type: "text-end", id: block.id };
+        yield block.citations.length > 0 ? { type: "text-end", id: block.id, annotations: annotationsOf(block.citations, block.text) } : { type: "text-end", id: block.id };
         return;
       case "reasoning":
         yield block.signature ? { type: "reasoning-end", id: block.id, signature: block.signature } : { type: "reasoning-end", id: block.id };
@@ -126,6 +166,13 @@ class AnthropicStreamState {
       case "tool":
         yield { type: "tool-call-end", id: block.id };
         return;
+      case "search": {
+        // The call is shown once its input (the query) is whole: clients see it with its arguments, as Anthropic ran it.
+        const args = block.text.trim() === "" ? "{}" : block.text;
+        this.searches.set(block.id, queryOf(args));
+        yield { type: "server-tool-start", id: block.id, callId: block.id, name: this.searchName, arguments: args };
+        return;
+      }
       case "ignored":
         return;
     }

@@ -63,6 +63,9 @@ export interface WireBlock {
   id?: string;
   name?: string;
   input?: unknown;
+  /** A server tool's result block (`web_search_tool_result`): the `server_tool_use` it answers, and what it found. */
+  tool_use_id?: string;
+  content?: unknown;
 }
 
 /** `usage` of a message or of a `message_delta` (where the input counters may be null). */

@@ -15,6 +15,7 @@ import { geminiHeaders, geminiUrl, toGeminiBody } from "./request.ts";
 import { fromGeminiResponse } from "./response.ts";
 import { geminiStreamToEvents } from "./stream.ts";
 import type { GeminiResponse } from "./wire.ts";
+import { GEMINI_PARAMETERS } from "./parameters.ts";
 
 async function send(call: ProviderCall, stream: boolean): Promise<Response> {
   const body = toGeminiBody(call.request, call.target);
@@ -37,6 +38,7 @@ export default defineProvider({
   id: "gemini",
   description: "Google Gemini API (generateContent / streamGenerateContent: tools, thought signatures, usage)",
   optionsSchema: geminiOptionsSchema,
+  supportedParameters: GEMINI_PARAMETERS,
   generate,
   stream,
 });

@@ -6,6 +6,7 @@
 import type { CanonicalRequest, ReasoningSettings } from "../../core/model/request.ts";
 import { warn, type Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
+import { refuseNativeServerTool } from "../shared/native-tools.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toContents, toSystemInstruction } from "./contents.ts";
 import { readGeminiOptions, type ResolvedGeminiOptions } from "./options.ts";
@@ -43,6 +44,7 @@ function applyTools(body: GeminiRequestBody, request: CanonicalRequest, options:
   const declarations: GeminiFunctionDeclaration[] = [];
   request.tools.forEach((tool, i) => {
     if (tool.kind === "server") {
+      refuseNativeServerTool(tool, i, "gemini"); // the client asked for a search this adapter cannot run: a 400
       warnUnsupported(warnings, `tools[${i}]`, `Server tool ${tool.type} cannot be run by Gemini and was not sent`);
       return;
     }

@@ -16,6 +16,7 @@ import { toResponsesBody } from "./request.ts";
 import { fromResponsesResult } from "./response.ts";
 import { responsesStreamToEvents } from "./stream.ts";
 import type { WireResponse } from "./wire.ts";
+import { OPENAI_RESPONSES_PARAMETERS } from "./parameters.ts";
 
 /** `${baseUrl}/responses`, tolerating a trailing slash in the configured base URL. */
 export function responsesUrl(baseUrl: string): string {
@@ -55,6 +56,7 @@ export default defineProvider({
   id: "openai-responses",
   description: "Upstreams that speak OpenAI's Responses API natively (POST /responses)",
   optionsSchema,
+  supportedParameters: OPENAI_RESPONSES_PARAMETERS,
   generate,
   stream,
 });

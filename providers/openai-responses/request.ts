@@ -7,9 +7,11 @@
 import type { CanonicalRequest, Tool, ToolChoice } from "../../core/model/request.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
+import { isNativeWebSearch } from "../shared/native-tools.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toInputItems } from "./input.ts";
-import type { ResponsesRequestBody, WireFunctionTool, WireTextFormat, WireToolChoice } from "./wire.ts";
+import { nativeWebSearchTool, WEB_SEARCH_SOURCES } from "./web-search.ts";
+import type { ResponsesRequestBody, WireFunctionTool, WireTextFormat, WireToolChoice, WireWebSearchTool } from "./wire.ts";
 
 /** Service tiers the Responses API knows; `ultrafast` is sent as its nearest, `priority`. */
 const UPSTREAM_TIERS: ReadonlySet<string> = new Set(["auto", "default", "flex", "priority", "scale"]);
@@ -30,6 +32,7 @@ export function toResponsesBody(request: CanonicalRequest, target: UpstreamTarge
   if (stream) body.stream = true;
   const tools = toWireTools(request.tools, request.format, warnings);
   if (tools.length > 0) body.tools = tools;
+  if (tools.some((tool) => tool.type === "web_search")) body.include = [WEB_SEARCH_SOURCES];
   if (request.toolChoice !== undefined) body.tool_choice = toWireToolChoice(request.toolChoice);
   const parallel = request.parallelToolCalls ?? (request.toolChoice?.type === "tool" && request.toolChoice.disableParallel ? false : undefined);
   if (parallel !== undefined) body.parallel_tool_calls = parallel;
@@ -42,12 +45,18 @@ export function toResponsesBody(request: CanonicalRequest, target: UpstreamTarge
 }
 
 /**
- * Function tools as sent. Chat-completions and Messages clients get non-strict tools by default while the Responses
- * API defaults to strict, so an unset `strict` from those formats is sent as `false` to keep their meaning.
+ * Function tools as sent, and a native `service:web_search` as OpenAI's own search (./web-search.ts); other server
+ * tools are the gateway's and are not sent. Chat-completions and Messages clients get non-strict tools by default
+ * while the Responses API defaults to strict, so an unset `strict` from those formats is sent as `false` to keep
+ * their meaning.
  */
-function toWireTools(tools: Tool[], format: CanonicalRequest["format"], warnings: Warning[]): WireFunctionTool[] {
-  const out: WireFunctionTool[] = [];
+function toWireTools(tools: Tool[], format: CanonicalRequest["format"], warnings: Warning[]): Array<WireFunctionTool | WireWebSearchTool> {
+  const out: Array<WireFunctionTool | WireWebSearchTool> = [];
   tools.forEach((tool, i) => {
+    if (tool.kind === "server" && isNativeWebSearch(tool)) {
+      out.push(nativeWebSearchTool(tool, i, warnings));
+      return;
+    }
     if (tool.kind === "server") {
       warnUnsupported(warnings, `tools[${i}]`, `Server tool ${tool.type} cannot be run by this upstream and was not sent`);
       return;

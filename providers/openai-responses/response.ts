@@ -6,6 +6,7 @@ import type { Warning } from "../../core/model/warnings.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { RESPONSES_REASONING_FORMAT } from "./input.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
+import { webSearchPart, withWebSearches } from "./web-search.ts";
 import type { WireOutputItem, WireResponse } from "./wire.ts";
 
 /** Reasoning item → part: `reasoning_text` content is the text, `summary_text` entries the summary. */
@@ -27,7 +28,10 @@ export function toolCallFromItem(item: WireOutputItem, fallbackId: () => string)
   return part;
 }
 
-/** Output items → parts in order; item kinds the canonical model cannot hold are reported as warnings. */
+/**
+ * Output items → parts in order (OpenAI's own web searches as server-tool parts); item kinds the canonical model
+ * cannot hold (other hosted tools) are reported as warnings.
+ */
 export function partsFromOutput(output: WireOutputItem[], call: ProviderCall, warnings: Warning[]): { parts: Part[]; logprobs: unknown[] } {
   const parts: Part[] = [];
   const logprobs: unknown[] = [];
@@ -48,6 +52,9 @@ export function partsFromOutput(output: WireOutputItem[], call: ProviderCall, wa
         break;
       case "function_call":
         parts.push(toolCallFromItem(item, () => call.helpers.id("call")));
+        break;
+      case "web_search_call":
+        parts.push(webSearchPart(item, () => call.helpers.id("ws")));
         break;
       default:
         warnings.push({ code: "unsupported_output", field: `output[${index}]`, message: `upstream output item of type ${item.type} was dropped` });
@@ -70,7 +77,7 @@ export function fromResponsesResult(body: WireResponse, call: ProviderCall): Can
     created: body.created_at ?? Math.floor(call.helpers.now() / 1000),
     parts,
     finish: mapFinish(body, parts.some((p) => p.type === "tool-call")),
-    usage: body.usage ? mapUsage(body.usage) : emptyUsage(),
+    usage: withWebSearches(body.usage ? mapUsage(body.usage) : emptyUsage(), parts.filter((p) => p.type === "server-tool").length),
     warnings,
   };
   if (typeof body.completed_at === "number") response.completed = body.completed_at;

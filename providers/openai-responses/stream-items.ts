@@ -6,6 +6,7 @@
  */
 import type { StreamEvent } from "../../core/model/events.ts";
 import { reasoningFromItem, toolCallFromItem } from "./response.ts";
+import { hasAction, webSearchId, webSearchOutcome, webSearchStart } from "./web-search.ts";
 import type { WireOutputItem, WireStreamEvent } from "./wire.ts";
 
 interface TextState {
@@ -23,6 +24,8 @@ interface ItemState {
   seenDelta: boolean;
   summaryParts: number;
   texts: Map<number, TextState>;
+  /** A web search whose `server-tool-start` went out (once its action, the query, was known). */
+  announced?: boolean;
 }
 
 /** Tracks open items and emits canonical events for them. */
@@ -30,6 +33,8 @@ export class StreamItems {
   private readonly items = new Map<number, ItemState>();
   /** True once any function call was announced (the finish is then `tool_calls`). */
   sawToolCall = false;
+  /** OpenAI's own web searches that finished (counted into the usage: OpenAI's usage has no such counter). */
+  webSearches = 0;
 
   /**
    * `onUnsupported` hears about item kinds the canonical model cannot hold (hosted-tool calls): the event stream has
@@ -128,6 +133,13 @@ export class StreamItems {
         state.seenDelta = true;
         out.push({ type: "tool-call-delta", id: part.id, delta: part.arguments });
       }
+    } else if (item.type === "web_search_call") {
+      state.partId = webSearchId(item, this.newCallId);
+      // Usually announced bare (`in_progress`, no action): then the call is shown when it is done, with its query.
+      if (hasAction(item)) {
+        state.announced = true;
+        out.push(webSearchStart(item, state.partId));
+      }
     } else if (item.type !== "message") this.onUnsupported(item.type);
     this.items.set(index, state);
   }
@@ -191,6 +203,13 @@ export class StreamItems {
     } else if (state.type === "function_call") {
       if (!state.seenDelta && item?.arguments) out.push({ type: "tool-call-delta", id: state.partId, delta: item.arguments });
       out.push({ type: "tool-call-end", id: state.partId });
+    } else if (state.type === "web_search_call") {
+      if (!state.announced) out.push(webSearchStart(item ?? { type: state.type }, state.partId));
+      // Cut off before its `done`: no end, so the part stays `incomplete` (as collect() leaves a call never ended).
+      if (item) {
+        this.webSearches++;
+        out.push({ type: "server-tool-end", id: state.partId, ...webSearchOutcome(item) });
+      }
     }
     state.open = false;
   }

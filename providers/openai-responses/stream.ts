@@ -10,6 +10,7 @@ import type { SseEvent } from "../shared/sse.ts";
 import { parseTypedEvent, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
 import { StreamItems } from "./stream-items.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
+import { withWebSearches } from "./web-search.ts";
 import type { WireResponse, WireStreamEvent } from "./wire.ts";
 
 /** Lifecycle events that end a Responses stream. */
@@ -68,7 +69,7 @@ function terminal(event: WireStreamEvent, items: StreamItems, call: ProviderCall
   }
   const out: StreamEvent[] = [];
   items.closeAll(out);
-  if (response.usage) out.push({ type: "usage", usage: mapUsage(response.usage) });
+  if (response.usage) out.push({ type: "usage", usage: withWebSearches(mapUsage(response.usage), items.webSearches) });
   const status = response.status ?? (event.type === "response.incomplete" ? "incomplete" : "completed");
   out.push({ type: "finish", finish: mapFinish({ ...response, status }, items.sawToolCall) });
   return out;

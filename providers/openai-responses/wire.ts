@@ -40,6 +40,14 @@ export interface WireFunctionTool {
   defer_loading?: boolean;
 }
 
+/** OpenAI's own web search (a native `service:web_search`; ./web-search.ts). */
+export interface WireWebSearchTool {
+  type: "web_search";
+  search_context_size?: "low" | "medium" | "high";
+  user_location?: { type: "approximate"; city?: string; region?: string; country?: string; timezone?: string };
+  filters?: { allowed_domains: string[] };
+}
+
 /** `tool_choice`. */
 export type WireToolChoice = "auto" | "none" | "required" | { type: "function"; name: string };
 
@@ -57,7 +65,7 @@ export interface ResponsesRequestBody {
   stream?: boolean;
   store: false;
   include?: string[];
-  tools?: WireFunctionTool[];
+  tools?: Array<WireFunctionTool | WireWebSearchTool>;
   tool_choice?: WireToolChoice;
   parallel_tool_calls?: boolean;
   max_output_tokens?: number;
@@ -112,6 +120,8 @@ export interface WireOutputItem {
   call_id?: string;
   name?: string;
   arguments?: string;
+  // web_search_call: `{type: search, query, sources?}`, `{type: open_page, url}` or `{type: find, url, pattern}`
+  action?: { type?: string; query?: string; url?: string; pattern?: string; sources?: unknown[] } | null;
 }
 
 /** A failed result's `error`. */

@@ -1,6 +1,7 @@
 /**
  * The `openai` provider adapter: OpenAI chat completions and every server that speaks it (vLLM, Ollama, llama.cpp,
- * Groq, Together, DeepSeek, OpenRouter). Split like Portkey: `request.ts`, `response.ts`, `stream.ts`.
+ * Groq, Together, DeepSeek, OpenRouter). Split like Portkey: `request.ts`, `response.ts`, `stream.ts`; images
+ * (`service:image_generation`) in `images.ts`.
  */
 import type { EventStream } from "../../core/model/events.ts";
 import { eventsFromResponse } from "../../core/model/replay.ts";
@@ -9,11 +10,13 @@ import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { bearerHeaders, postJson, readJsonObject, streamBody } from "../shared/http.ts";
 import { parseSse } from "../shared/sse.ts";
+import { openAIImages } from "./images.ts";
 import { openAIOptionsSchema } from "./options.ts";
 import { toChatBody } from "./request.ts";
 import { fromChatCompletion } from "./response.ts";
 import { chatStreamToEvents } from "./stream.ts";
 import type { ChatCompletion } from "./wire.ts";
+import { OPENAI_PARAMETERS } from "./parameters.ts";
 
 /** `${baseUrl}/chat/completions`, tolerating a trailing slash in the configured base URL. */
 export function chatCompletionsUrl(baseUrl: string): string {
@@ -49,6 +52,8 @@ export default defineProvider({
   id: "openai",
   description: "OpenAI chat completions and OpenAI-compatible servers (vLLM, Ollama, llama.cpp, Groq, Together, DeepSeek)",
   optionsSchema: openAIOptionsSchema,
+  supportedParameters: OPENAI_PARAMETERS,
   generate,
   stream,
+  images: (call) => openAIImages(call, generate),
 });

@@ -6,6 +6,12 @@ export const openAIOptionsSchema = Type.Object(
   {
     /** Older OpenAI-compatible servers only know `max_tokens`; OpenAI's reasoning models only `max_completion_tokens`. */
     max_tokens_field: Type.Optional(Type.Union([Type.Literal("max_completion_tokens"), Type.Literal("max_tokens")])),
+    /**
+     * How this upstream makes images for `service:image_generation`: `images` = OpenAI's `POST /images/generations`
+     * (default); `chat` = a chat completion with `modalities: ["image", "text"]` (OpenRouter-style servers that only
+     * return images in `message.images`).
+     */
+    image_api: Type.Optional(Type.Union([Type.Literal("images"), Type.Literal("chat")])),
   },
   { additionalProperties: false },
 );
@@ -15,5 +21,8 @@ export type OpenAIOptions = Static<typeof openAIOptionsSchema>;
 
 /** Reads the options from a target's already-validated record, falling back to defaults. */
 export function readOpenAIOptions(options: Record<string, unknown>): Required<OpenAIOptions> {
-  return { max_tokens_field: options.max_tokens_field === "max_tokens" ? "max_tokens" : "max_completion_tokens" };
+  return {
+    max_tokens_field: options.max_tokens_field === "max_tokens" ? "max_tokens" : "max_completion_tokens",
+    image_api: options.image_api === "chat" ? "chat" : "images",
+  };
 }

@@ -6,6 +6,7 @@
 import type { CanonicalRequest, OutputFormat, Tool, ToolChoice } from "../../core/model/request.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
 import type { Warning } from "../../core/model/warnings.ts";
+import { refuseNativeServerTool } from "../shared/native-tools.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toWireMessages } from "./messages.ts";
 import { readOpenAIOptions } from "./options.ts";
@@ -41,6 +42,7 @@ function toWireTools(tools: Tool[], warnings: Warning[]): WireTool[] {
   const out: WireTool[] = [];
   tools.forEach((tool, i) => {
     if (tool.kind === "server") {
+      refuseNativeServerTool(tool, i, "openai"); // the client asked for a search this upstream cannot run: a 400
       warnUnsupported(warnings, `tools[${i}]`, `Server tool ${tool.type} cannot be run by this upstream and was not sent`);
       return;
     }
@@ -105,6 +107,12 @@ function applyReasoning(body: ChatRequestBody, request: CanonicalRequest, warnin
   if (r.extra !== undefined && Object.keys(r.extra).length > 0) warnUnsupported(warnings, "reasoning", "Extra reasoning settings are not supported by chat completions");
 }
 
+/**
+ * Extras every format may carry that chat completions takes as they are: `image_config` (aspect ratio, image size of
+ * image output) is the same object in the Responses and chat requests.
+ */
+const SHARED_EXTRAS = new Set(["image_config"]);
+
 /** Body fields the adapter controls: a passthrough must never flip streaming, the model or the choice count. */
 const ADAPTER_OWNED = new Set(["model", "messages", "stream", "stream_options", "max_tokens", "max_completion_tokens", "n"]);
 
@@ -122,7 +130,7 @@ function applyMisc(body: ChatRequestBody, request: CanonicalRequest, warnings: W
   for (const [key, value] of Object.entries(extras)) {
     if (ADAPTER_OWNED.has(key)) {
       warnUnsupported(warnings, key, `${key} is set by the gateway for this upstream; the client's value was not sent`);
-    } else if (request.format !== "chat") {
+    } else if (request.format !== "chat" && !SHARED_EXTRAS.has(key)) {
       warnUnsupported(warnings, key, `${key} belongs to the ${request.format} format and is not understood by chat completions`);
     } else if (!(key in body)) {
       // Chat-format extras are already in this upstream's dialect; fields set above win.

@@ -10,7 +10,7 @@ import { mapUsage } from "./usage.ts";
 import type { ChatCompletion } from "./wire.ts";
 
 /**
- * Parts in canonical order: reasoning, text, tool calls, refusal. A 200 body carrying `error` (OpenRouter does this
+ * Parts in canonical order: reasoning, text, images, tool calls, refusal. A 200 body carrying `error` (OpenRouter does this
  * when the provider failed after accepting) is thrown as the mapped error, like a non-2xx reply.
  */
 export function fromChatCompletion(body: ChatCompletion, call: ProviderCall): CanonicalResponse {
@@ -24,6 +24,11 @@ export function fromChatCompletion(body: ChatCompletion, call: ProviderCall): Ca
   const parts: Part[] = [...reasoningParts(message)];
   if (typeof message.content === "string" && message.content !== "") {
     parts.push(message.annotations?.length ? { type: "text", text: message.content, annotations: message.annotations } : { type: "text", text: message.content });
+  }
+  // Generated images (OpenRouter-style image output, `message.images[].image_url.url`) follow the text.
+  for (const image of message.images ?? []) {
+    const url = image?.image_url?.url;
+    if (typeof url === "string" && url !== "") parts.push({ type: "image", url });
   }
   for (const wireCall of message.tool_calls ?? []) {
     parts.push({

@@ -1,5 +1,6 @@
 /**
- * Chat-completions deltas → canonical part events (start / delta / end keyed by id, ARCHITECTURE §2).
+ * Chat-completions deltas → canonical part events (start / delta / end keyed by id, ARCHITECTURE §2); generated
+ * images (`delta.images`, OpenRouter-style image output) become whole `image` events.
  * One block is open at a time: switching between reasoning, text and a tool call closes the previous block, so
  * encoders that need sequential blocks (Messages) get them. OpenAI and the compatible servers stream parallel tool
  * calls one after another (index 0 complete, then index 1), which this relies on.
@@ -27,6 +28,7 @@ export class PartTracker {
   private texts = 0;
   private reasonings = 0;
   private refusals = 0;
+  private images = 0;
   /** Tool calls by upstream `index` → their call id; `closed` once another block opened. */
   private readonly calls = new Map<number, { id: string; closed: boolean }>();
 
@@ -62,6 +64,13 @@ export class PartTracker {
       out.push({ type: "refusal-delta", id: this.open.id, delta: delta.refusal });
     }
     (delta.tool_calls ?? []).forEach((call, position) => this.toolCall(call, position, out));
+    for (const image of delta.images ?? []) {
+      const url = image?.image_url?.url;
+      if (typeof url !== "string" || url === "") continue;
+      // An image is a block of its own: text after it starts a new part, as it does after a tool call.
+      this.close(out);
+      out.push({ type: "image", id: `image_${this.images++}`, url });
+    }
     return out;
   }
 

@@ -117,6 +117,35 @@ export interface WireMessageOut {
   reasoning_details?: WireReasoningDetail[] | null;
   tool_calls?: WireToolCallOut[] | null;
   annotations?: unknown[] | null;
+  /** Generated images (OpenRouter-style image output): whole in a message, one or more per delta in a stream. */
+  images?: WireImageOut[] | null;
+}
+
+/** One generated image of a message or delta: `image_url.url` is a `data:` URL or an http(s) URL. */
+export interface WireImageOut {
+  type?: string;
+  image_url?: { url?: string | null } | null;
+  index?: number;
+}
+
+/** `POST /images/generations` body (OpenAI Images API). */
+export interface ImagesRequestBody {
+  model: string;
+  prompt: string;
+  n: 1;
+  size?: string;
+  quality?: string;
+  background?: string;
+  output_format?: string;
+  output_compression?: number;
+  moderation?: string;
+}
+
+/** Its reply: `b64_json` (GPT image models) or `url` (DALL·E's default), with the rewritten prompt when there is one. */
+export interface ImagesResponseBody {
+  created?: number;
+  data?: Array<{ b64_json?: string | null; url?: string | null; revised_prompt?: string | null }> | null;
+  output_format?: string | null;
 }
 
 /** A choice of a completion (`message`) or of a chunk (`delta`). */

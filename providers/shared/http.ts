@@ -7,6 +7,9 @@ import { isGatewayError, type GatewayError } from "../../core/errors.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { mapUpstreamError, type ErrorFactory } from "./errors.ts";
 
+/** What the HTTP helpers use of a call (an images call has the same, with another request). */
+export type CallContext = Pick<ProviderCall, "helpers" | "signal">;
+
 /** Maps a non-2xx upstream reply; adapters whose upstream has its own error dialect pass their own. */
 export type UpstreamErrorMapper = (status: number, body: unknown, headers: Headers, make: ErrorFactory) => GatewayError;
 
@@ -21,7 +24,7 @@ export interface PostJsonOptions {
  * before anything is returned, so routing may still fall back.
  */
 export async function postJson(
-  call: ProviderCall,
+  call: CallContext,
   url: string,
   body: unknown,
   headers: Record<string, string>,
@@ -45,7 +48,7 @@ export async function postJson(
 }
 
 /** Reads a 2xx JSON body; an unreadable or non-JSON body is a broken upstream (502, retryable). */
-export async function readJson(call: ProviderCall, response: Response): Promise<unknown> {
+export async function readJson(call: CallContext, response: Response): Promise<unknown> {
   let text: string;
   try {
     text = await response.text();
@@ -70,7 +73,7 @@ export async function readJson(call: ProviderCall, response: Response): Promise<
  * - the signal timed out (`AbortSignal.timeout`, the request deadline): `timeout` 408, not retryable;
  * - anything else (ECONNREFUSED, ECONNRESET, DNS, TLS): `provider_unavailable` 502, retryable.
  */
-export function transportFailure(call: ProviderCall, thrown: unknown, phase: string): unknown {
+export function transportFailure(call: CallContext, thrown: unknown, phase: string): unknown {
   if (call.signal.aborted) {
     const reason: unknown = call.signal.reason;
     if (isGatewayError(reason)) return reason;
@@ -89,7 +92,7 @@ export function transportFailure(call: ProviderCall, thrown: unknown, phase: str
   });
 }
 
-async function readErrorBody(call: ProviderCall, response: Response): Promise<unknown> {
+async function readErrorBody(call: CallContext, response: Response): Promise<unknown> {
   let text: string;
   try {
     text = await response.text();
@@ -118,7 +121,7 @@ function errorCode(value: unknown): string | undefined {
 }
 
 /** Reads a JSON object body; anything else (array, scalar) is a 502 the router may retry elsewhere. */
-export async function readJsonObject<T>(call: ProviderCall, response: Response): Promise<T> {
+export async function readJsonObject<T>(call: CallContext, response: Response): Promise<T> {
   const body = await readJson(call, response);
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
@@ -127,7 +130,7 @@ export async function readJsonObject<T>(call: ProviderCall, response: Response):
 }
 
 /** The body of a streaming reply; a reply without one is a 502 the router may retry elsewhere. */
-export function streamBody(call: ProviderCall, response: Response): ReadableStream<Uint8Array> {
+export function streamBody(call: CallContext, response: Response): ReadableStream<Uint8Array> {
   if (response.body === null) {
     throw call.helpers.error("provider_unavailable", "Upstream provider returned an empty stream", { status: 502, retryable: true });
   }
@@ -135,7 +138,7 @@ export function streamBody(call: ProviderCall, response: Response): ReadableStre
 }
 
 /** `Authorization: Bearer <key>` when a key is set; the target's headers last, so an operator can override anything. */
-export function bearerHeaders(call: ProviderCall): Record<string, string> {
+export function bearerHeaders(call: Pick<ProviderCall, "target">): Record<string, string> {
   const headers: Record<string, string> = call.target.apiKey ? { authorization: `Bearer ${call.target.apiKey}` } : {};
   return { ...headers, ...call.target.headers };
 }

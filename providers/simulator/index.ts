@@ -1,6 +1,7 @@
 /**
  * The `simulator` provider adapter: a deterministic in-process upstream (no HTTP), so the gateway works without a
  * provider account and tests and benchmarks have a fast upstream. Same engine as the HTTP simulator (`server.ts`).
+ * It also makes images (images.ts): for `service:image_generation`, and as chat / Responses image output.
  */
 import { ResponseBuilder } from "../../core/model/collect.ts";
 import type { EventStream } from "../../core/model/events.ts";
@@ -8,17 +9,21 @@ import type { CanonicalResponse } from "../../core/model/response.ts";
 import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
+import { refuseNativeServerTools } from "../shared/native-tools.ts";
 import { planEvents } from "./canonical-events.ts";
 import { simulate } from "./engine.ts";
 import { simRequestFromCanonical } from "./from-canonical.ts";
+import { pictureRequest, simulatorImages, wantsImage, withPicture } from "./images.ts";
 import { simulatorOptionsSchema, type SimulatorOptions } from "./options.ts";
 import { sleep } from "./sleep.ts";
+import { SIMULATOR_PARAMETERS } from "./parameters.ts";
 
 /**
  * Plans the reply, waits the latency, and fails the way an HTTP upstream with that status would (through the shared
  * error mapping), so fallback tests behave alike in-process and over HTTP.
  */
 async function stream(call: ProviderCall): Promise<EventStream> {
+  refuseNativeServerTools(call.request.tools, "simulator"); // it has no search of its own: a 400, not a silent drop
   const request = simRequestFromCanonical(call.request);
   // The "upstream body" of an in-process upstream is what the engine receives.
   call.onUpstreamBody?.(request);
@@ -28,7 +33,9 @@ async function stream(call: ProviderCall): Promise<EventStream> {
     const body = { error: { message: plan.failure.message, type: "simulator_error" } };
     throw mapUpstreamError(plan.failure.status, body, new Headers(), call.helpers.error);
   }
-  return planEvents(plan, call);
+  const events = planEvents(plan, call);
+  // Image output (`modalities: ["image", …]`) comes with the text reply; a reply that calls a tool has none.
+  return wantsImage(call.request) && plan.toolCall === undefined ? withPicture(events, pictureRequest(call.request, request)) : events;
 }
 
 /** Non-streaming reuses the stream; an in-band error is thrown, as the adapter contract asks. */
@@ -46,6 +53,8 @@ export default defineProvider({
   id: "simulator",
   description: "Deterministic built-in provider simulator (no network); see providers/simulator/engine.ts",
   optionsSchema: simulatorOptionsSchema,
+  supportedParameters: SIMULATOR_PARAMETERS,
   generate,
   stream,
+  images: simulatorImages,
 });

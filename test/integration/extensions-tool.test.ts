@@ -4,24 +4,14 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { sharedCatalogView } from "../../core/routing/catalog-view.ts";
 import type { ToolRunContext } from "../../core/registry/tool.ts";
+import { toolRunContext } from "../unit/tools/run-context.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 
 const root = resolve(import.meta.dir, "../..");
 
 function runContext(gw: TestGateway): ToolRunContext {
   const deps = gw.gateway.deps;
-  return {
-    parameters: {},
-    config: {},
-    helpers: deps.helpers,
-    signal: new AbortController().signal,
-    fetch: deps.helpers.fetch,
-    catalog: sharedCatalogView(deps.catalog, deps.routing),
-    tools: [],
-    reveal: () => {},
-    previousUses: 0,
-    charge: async () => {},
-  };
+  return toolRunContext({ helpers: deps.helpers, catalog: sharedCatalogView(deps.catalog, deps.routing) });
 }
 
 describe("extension server tool", () => {

@@ -1,4 +1,7 @@
 /** Starts a real gateway on a loopback port with embedded defaults (SQLite in memory, memory kv) for tests. */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pino from "pino";
 import { API_PREFIX } from "../../core/app.ts";
 import { createGateway, type Gateway, type GatewayOverrides } from "../../core/bootstrap.ts";
@@ -31,6 +34,9 @@ export interface TestGatewayOptions {
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const config = buildConfig(options.file ?? {}, { DATABASE_URL: "sqlite://:memory:", GATEWAY_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: "silent", ...options.env }, process.cwd());
+  // Containers go to a directory of this gateway's own (not ./data of the checkout), removed on close.
+  const containersDir = options.file?.sandbox?.dir === undefined ? await mkdtemp(join(tmpdir(), "gateway-containers-")) : undefined;
+  if (containersDir !== undefined && config.sandbox) config.sandbox = { ...config.sandbox, dir: containersDir };
   options.configure?.(config);
   const gateway = await createGateway(config, { logger: pino({ level: "silent" }), ...options.overrides });
   // Served exactly like production (body-size cap, idle timeout), on a free loopback port.
@@ -64,6 +70,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     async close() {
       await server.stop(true);
       await gateway.close();
+      if (containersDir !== undefined) await rm(containersDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,6 +4,12 @@
  * `{query, results: [{title, url, snippet, published?}]}`. Each engine request is billed with `price_per_request`
  * (default per engine) before it is sent. Over `max_uses` / `max_total_results` the call returns
  * `{query, results: [], error, message}` without searching.
+ *
+ * `engine: "native"` asks the upstream's own search instead (Anthropic's `web_search_20250305`, OpenAI Responses'
+ * `web_search`); the gateway runs nothing and bills nothing for it. Natively only these parameters apply:
+ * `allowed_domains`, `user_location` (both upstreams), `max_uses` and `excluded_domains` (Anthropic, as
+ * `blocked_domains`), `search_context_size` (OpenAI). The others (`max_results`, `max_total_results`,
+ * `max_characters`) shape the gateway's own engines only; the adapter warns that they were not sent.
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { defineTool } from "../../core/registry/define.ts";
@@ -89,12 +95,12 @@ function declare({ parameters, config, field, helpers }: ToolDeclaration): void 
   const fail = (at: string, message: string): never => {
     throw helpers.error("invalid_request", message, { metadata: { field: at } });
   };
-  if (params.engine === "native") {
-    fail(`${field}.parameters.engine`, `service:web_search: engine "native" (the upstream model's own search) is not supported yet; omit engine or use "auto"`);
-  }
-  const problem = configProblem(settings);
+  // `native`: the upstream searches (core/tools/declared.ts hands the adapter this tool), so no gateway engine is
+  // needed; whether the routed upstream has a search of its own is the adapter's call (a 400 where it has none).
+  const native = params.engine === "native";
+  const problem = native ? undefined : configProblem(settings);
   if (problem) fail(`${field}.type`, problem);
-  if (params.engine !== undefined && params.engine !== "auto" && params.engine !== settings.engine) {
+  if (!native && params.engine !== undefined && params.engine !== "auto" && params.engine !== settings.engine) {
     fail(
       `${field}.parameters.engine`,
       `service:web_search: engine "${params.engine}" is not available on this gateway (configured: ${settings.engine}); omit engine or use "auto"`,

@@ -25,6 +25,8 @@ export interface ChatDelta {
   /** Server tools the gateway runs: an announcing delta and a closing delta per `index` (./server-tool-calls.ts). */
   server_tool_calls?: ChatServerToolCallDelta[];
   annotations?: unknown[];
+  /** Generated images (image output), each whole in one delta; a client appends them to `message.images`. */
+  images?: Array<{ type: "image_url"; image_url: { url: string }; index: number }>;
 }
 
 /** The single choice of a chunk (the gateway always returns one choice). */
@@ -44,7 +46,8 @@ export type ChatChunk = {
   model: string;
   provider: string;
   service_tier: string | null;
-  system_fingerprint: string | null;
+  /** Left out: the peer SDK's chunk schema takes a string or nothing, and a stream has no fingerprint to give. */
+  system_fingerprint?: string;
   choices: ChatChunkChoice[];
   usage?: ChatUsage;
   error?: ChatError;

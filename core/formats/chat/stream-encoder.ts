@@ -34,6 +34,8 @@ export class ChatStreamEncoder {
   private roleSent = false;
   private metadataSent = false;
   private readonly toolIndexes = new Map<string, number>();
+  /** Images sent so far (the next one's `index`). */
+  private images = 0;
   /** Server tools by event id: their index, tool name, and whether they still run (closed by their end event). */
   private readonly serverTools = new Map<string, { index: number; name: string; running: boolean }>();
   /** Length of the `content` sent so far, and where each text part began in it (citation indexes shift by it). */
@@ -98,6 +100,8 @@ export class ChatStreamEncoder {
       }
       case "refusal-delta":
         return event.delta === "" ? [] : [this.choiceChunk({ refusal: event.delta })];
+      case "image":
+        return [this.choiceChunk({ images: [{ type: "image_url", image_url: { url: event.url }, index: this.images++ }] })];
       case "server-tool-start": {
         const index = this.serverTools.size;
         this.serverTools.set(event.id, { index, name: event.name, running: true });
@@ -168,7 +172,6 @@ export class ChatStreamEncoder {
       model: this.model,
       provider: this.provider,
       service_tier: this.serviceTier,
-      system_fingerprint: null,
       choices,
     };
   }

@@ -3,6 +3,7 @@ import type { ReasoningPart } from "../../model/parts.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import type { EncodeContext } from "../format.ts";
+import { containerField } from "./container-field.ts";
 import { isAnthropicReasoning, signatureFor } from "./reasoning-token.ts";
 import { citationsOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
 import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
@@ -71,7 +72,7 @@ export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeCon
     stop_reason: reason,
     stop_sequence: stopSequenceOf(response.finish, reason),
     stop_details: stopDetailsOf(reason, refusal, response.finish.refusal),
-    container: null,
+    container: containerField(ctx),
     usage: usageOf(response.usage, response.cost, response.serviceTier),
     provider: response.provider,
   };

@@ -49,7 +49,8 @@ function webSearchContent(part: ServerToolPart): unknown {
     type: "web_search_result",
     url: typeof entry.url === "string" ? entry.url : "",
     title: typeof entry.title === "string" ? entry.title : "",
-    encrypted_content: "",
+    // Anthropic's own, when its search ran (providers/anthropic keeps it in the result); the gateway's search has none.
+    encrypted_content: typeof entry.encrypted_content === "string" ? entry.encrypted_content : "",
     page_age: typeof entry.page_age === "string" ? entry.page_age : null,
   }));
 }
@@ -76,6 +77,7 @@ export function serverToolResultBlock(part: ServerToolPart): Block {
   const tool = toolShortName(part.name);
   switch (part.name) {
     case "service:web_search":
+    case "web_search": // Anthropic's own search, declared by the client as its typed tool (`web_search_20250305`)
       return { type: "web_search_tool_result", tool_use_id: part.id, content: webSearchContent(part) };
     case "service:web_fetch":
       return { type: "web_fetch_tool_result", tool_use_id: part.id, content: webFetchContent(part) };

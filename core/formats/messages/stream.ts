@@ -16,6 +16,7 @@ import type { Finish } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import { warn } from "../../model/warnings.ts";
 import type { EncodeContext } from "../format.ts";
+import { containerField } from "./container-field.ts";
 import { signatureFor } from "./reasoning-token.ts";
 import { anthropicErrorType, citationsOf, deltaUsageOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
 import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
@@ -135,6 +136,10 @@ class MessagesStreamState {
         yield* this.close(event.id);
         return;
       }
+      case "image":
+        // Messages has no image output block (the result encoder drops image parts the same way).
+        warn(this.ctx.request.warnings, "unsupported_field", "content", "A generated image cannot be shown in a Messages result and was dropped");
+        return;
       case "server-tool-start": {
         const part: ServerToolPart = { type: "server-tool", id: event.id, callId: event.callId, name: event.name, arguments: event.arguments, status: "incomplete" };
         this.serverCalls.push({ part, shown: false, ended: false });
@@ -206,7 +211,7 @@ class MessagesStreamState {
     yield* this.flushServerCalls(true);
     const reason = stopReasonOf(this.finish);
     const data: Record<string, unknown> = {
-      delta: { stop_reason: reason, stop_sequence: stopSequenceOf(this.finish, reason), stop_details: stopDetailsOf(reason, this.refusal, this.finish.refusal), container: null },
+      delta: { stop_reason: reason, stop_sequence: stopSequenceOf(this.finish, reason), stop_details: stopDetailsOf(reason, this.refusal, this.finish.refusal), container: containerField(this.ctx) },
       usage: deltaUsageOf(this.usage, this.cost),
     };
     if (this.ctx.serviceMetadata) data.service_metadata = this.ctx.serviceMetadata();

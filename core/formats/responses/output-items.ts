@@ -4,7 +4,8 @@
  * by the result encoder and the stream encoder so a streamed `response.completed` and a non-streamed result are
  * built by the same code.
  */
-import type { Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
+import { parseDataUrl } from "../../images/data-url.ts";
+import type { ImagePart, Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
 import { serverToolFields } from "../shared/server-tool-fields.ts";
 
 /** A Responses output item as sent on the wire. */
@@ -24,11 +25,12 @@ export const itemIds = {
   message: (generationId: string, outputIndex: number) => `msg${GATEWAY_ID_MARKER}${generationId}_${outputIndex}`,
   reasoning: (generationId: string, outputIndex: number, upstreamId?: string) => upstreamId ?? `rs${GATEWAY_ID_MARKER}${generationId}_${outputIndex}`,
   functionCall: (generationId: string, outputIndex: number, upstreamId?: string) => upstreamId ?? `fc${GATEWAY_ID_MARKER}${generationId}_${outputIndex}`,
+  image: (generationId: string, outputIndex: number) => `ig${GATEWAY_ID_MARKER}${generationId}_${outputIndex}`,
 };
 
 /** True for an item id `itemIds` made up; a client echoing it back must not make it look like an upstream id. */
 export function isGatewayItemId(id: string): boolean {
-  return /^(?:msg|rs|fc)_gw_/.test(id);
+  return /^(?:msg|rs|fc|ig)_gw_/.test(id);
 }
 
 /** `output_text` content; `annotations` is always an array, `logprobs` only when known. */
@@ -68,6 +70,20 @@ export function functionCallItem(id: string, part: ToolCallPart, status: ItemSta
 }
 
 /**
+ * A generated image (image output, `modalities: ["image", …]`) as OpenAI's `image_generation_call` item: `result`
+ * is the image's base64; an image the upstream gave only as an http(s) URL has `result: null` and that `url`.
+ * While announced in a stream (`in_progress`) it has no result yet.
+ */
+export function imageGenerationItem(id: string, part: ImagePart | undefined, status: ItemStatus): OutputItem {
+  const item: OutputItem = { id, type: "image_generation_call", status };
+  if (part === undefined) return item;
+  const data = parseDataUrl(part.url);
+  item.result = data?.base64 ?? null;
+  if (data === undefined) item.url = part.url;
+  return item;
+}
+
+/**
  * A server tool the gateway ran (reference §1c): `type` is the tool (`service:web_search`), `id` the part's own id.
  * While running (`in_progress`, the stream's `output_item.added`) it has only the call; finished, it adds the
  * tool's fields (../shared/server-tool-fields.ts) and `error` when it failed.
@@ -88,9 +104,9 @@ export interface OutputOptions {
 
 /**
  * Groups parts into items in order: consecutive text / refusal parts share one message item (one content entry
- * each), every reasoning part, tool call and server tool is its own item. A server tool between two texts (the
- * agent loop's turns) therefore gives one message item per turn. Input-only parts (images, files, tool results) have
- * no output item and are skipped.
+ * each), every reasoning part, tool call, server tool and generated image is its own item. A server tool between
+ * two texts (the agent loop's turns) therefore gives one message item per turn. Input-only parts (files, tool
+ * results) have no output item and are skipped.
  */
 export function outputItems(parts: Part[], options: OutputOptions): OutputItem[] {
   const items: OutputItem[] = [];
@@ -122,6 +138,10 @@ export function outputItems(parts: Part[], options: OutputOptions): OutputItem[]
       case "server-tool":
         message = undefined;
         items.push(serverToolItem(part));
+        break;
+      case "image":
+        message = undefined;
+        items.push(imageGenerationItem(itemIds.image(options.generationId, items.length), part, "completed"));
         break;
       default:
         break;

@@ -7,10 +7,10 @@
 import { GatewayError } from "../../errors.ts";
 import { ResponseBuilder } from "../../model/collect.ts";
 import type { StreamEvent } from "../../model/events.ts";
-import type { Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
+import type { ImagePart, Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
 import type { Cost } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
-import { functionCallItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, type ItemStatus } from "./output-items.ts";
+import { functionCallItem, imageGenerationItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, type ItemStatus } from "./output-items.ts";
 import { inProgressObject, resultObject, terminalStatus } from "./response-object.ts";
 
 interface Content {
@@ -26,7 +26,9 @@ interface ReasoningItem { kind: "reasoning"; outputIndex: number; id: string; pa
 interface CallItem { kind: "call"; outputIndex: number; id: string; part: ToolCallPart; open: boolean }
 /** A server tool the gateway runs; `part` is the builder's, so it holds the result once the end event arrived. */
 interface ServerToolItem { kind: "server-tool"; outputIndex: number; id: string; part: ServerToolPart; open: boolean }
-type Item = MessageItem | ReasoningItem | CallItem | ServerToolItem;
+/** A generated image: announced and finished at once (image output arrives whole). */
+interface ImageItem { kind: "image"; outputIndex: number; id: string; open: false }
+type Item = MessageItem | ReasoningItem | CallItem | ServerToolItem | ImageItem;
 
 /** One SSE frame with the `event:` line OpenAI sends before `data:`. */
 function frame(payload: Record<string, unknown>): string {
@@ -98,6 +100,9 @@ export class ResponsesStreamWriter {
         break;
       case "server-tool-end":
         this.closeSlot(event.id);
+        break;
+      case "image":
+        if (created?.type === "image") this.onImage(created);
         break;
       case "error":
         this.terminal();
@@ -235,6 +240,23 @@ export class ResponsesStreamWriter {
     this.slots.set(partId, { item });
   }
 
+  /**
+   * An `image_generation_call` item with OpenAI's lifecycle events. The image arrives whole, so they come in one
+   * go: added (in progress), in_progress, generating, completed, done (with the base64 `result`).
+   */
+  private onImage(part: ImagePart): void {
+    this.interruptMessage();
+    const outputIndex = this.items.length;
+    const item: ImageItem = { kind: "image", outputIndex, id: itemIds.image(this.ctx.generationId, outputIndex), open: false };
+    this.items.push(item);
+    const at = { item_id: item.id, output_index: outputIndex };
+    this.emit({ type: "response.output_item.added", output_index: outputIndex, item: imageGenerationItem(item.id, undefined, "in_progress") });
+    this.emit({ type: "response.image_generation_call.in_progress", ...at });
+    this.emit({ type: "response.image_generation_call.generating", ...at });
+    this.emit({ type: "response.image_generation_call.completed", ...at });
+    this.emit({ type: "response.output_item.done", output_index: outputIndex, item: imageGenerationItem(item.id, part, "completed") });
+  }
+
   private onReasoning(event: Extract<StreamEvent, { type: "reasoning-start" | "reasoning-delta" }>, created: Part | undefined): void {
     if (created?.type === "reasoning") this.openItem(event.id, "reasoning", created);
     const slot = this.slots.get(event.id);
@@ -274,7 +296,7 @@ export class ResponsesStreamWriter {
       return;
     }
     if (item.kind === "call") {
-      this.emit({ type: "response.function_call_arguments.done", ...at, arguments: item.part.arguments });
+      this.emit({ type: "response.function_call_arguments.done", ...at, name: item.part.name, arguments: item.part.arguments });
       this.emit({ type: "response.output_item.done", output_index: item.outputIndex, item: functionCallItem(item.id, item.part, "completed") });
       return;
     }

@@ -4,6 +4,7 @@
  * format, so a tool's presentation is decided once and a new tool only adds an entry here.
  */
 import type { ServerToolPart } from "../../model/parts.ts";
+import { CONTAINER_TOOL_PRESENTERS } from "./container-tool-fields.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -83,7 +84,7 @@ function queryFields(args: Fields, result: Fields): Fields {
 }
 
 /**
- * Any other tool (third-party, files, bash …): a result object is spread (its keys are the item's fields); keys that
+ * Any other tool (third-party ones …): a result object is spread (its keys are the item's fields); keys that
  * would overwrite the envelope go under `result`. A non-object result, or one that has both envelope keys and its
  * own `result` key, is shown whole as `result`.
  */
@@ -105,6 +106,7 @@ const PRESENTERS: Record<string, (args: Fields, result: Fields) => Fields> = {
   "service:image_generation": imageFields,
   "service:experimental__search_models": queryFields,
   "service:tool_search": queryFields,
+  ...CONTAINER_TOOL_PRESENTERS,
 };
 
 /** The tool-specific fields of `part`, plus `error` when it failed. */

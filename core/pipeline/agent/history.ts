@@ -1,7 +1,9 @@
 /**
  * A reply's server-tool parts, replayed by a client in its next request, become what the model originally saw: its
  * own call (an assistant tool call) and the result (a tool message), in place. Upstream adapters only ever see
- * function calls and their results.
+ * function calls and their results — except for a tool the upstream ran itself (a name without `service:`, e.g.
+ * Anthropic's `web_search` a Messages client declared as its typed tool): the model never saw it as a function, so
+ * the part stays for the adapter, which sends it back in the upstream's own form (or drops it, saying so).
  */
 import type { Message, Part, ServerToolPart, ToolCallPart, ToolResultPart } from "../../model/parts.ts";
 import { SERVER_TOOL_PREFIX, type DeclaredTools } from "../../tools/declared.ts";
@@ -16,7 +18,7 @@ export function hasServerToolHistory(messages: readonly Message[]): boolean {
 export function expandServerToolHistory(messages: readonly Message[], declared: DeclaredTools | undefined): Message[] {
   const out: Message[] = [];
   for (const message of messages) {
-    if (message.role !== "assistant" || !message.parts.some((part) => part.type === "server-tool")) {
+    if (message.role !== "assistant" || !message.parts.some(isGatewayRun)) {
       out.push(message);
       continue;
     }
@@ -29,7 +31,7 @@ export function expandServerToolHistory(messages: readonly Message[], declared: 
       results = [];
     };
     for (const part of message.parts) {
-      if (part.type === "server-tool") {
+      if (isGatewayRun(part)) {
         assistant.push(callOf(part, declared));
         results.push(resultOf(part, declared));
       } else {
@@ -40,6 +42,11 @@ export function expandServerToolHistory(messages: readonly Message[], declared: 
     flush();
   }
   return out;
+}
+
+/** A server-tool part of a tool the gateway runs (`service:…`), which the model saw as a function call. */
+function isGatewayRun(part: Part): part is ServerToolPart {
+  return part.type === "server-tool" && part.name.startsWith(SERVER_TOOL_PREFIX);
 }
 
 /** The function name a server tool is called by: the request's own name for it, else its plain name. */

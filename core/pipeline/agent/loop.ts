@@ -13,6 +13,7 @@ import type { Message, ServerToolPart, ToolCallPart } from "../../model/parts.ts
 import { eventsFromResponse } from "../../model/replay.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse, Finish } from "../../model/response.ts";
+import { addCounters } from "../../model/usage.ts";
 import type { Warning } from "../../model/warnings.ts";
 import { modelTools, type DeclaredTools } from "../../tools/declared.ts";
 import type { RequestContext } from "../context.ts";
@@ -248,8 +249,13 @@ class AgentLoop {
 
   /** The run's usage (every turn, plus the tool counters) and its finish; the bill is added by accounting. */
   private *end(finish: Finish): Generator<StreamEvent, void, undefined> {
+    // Before the finish event: a stream encoder renders the closing frame (Messages `container`) from it.
+    const containers = this.runner.usedContainers();
+    if (containers.length > 0) this.ctx.usedContainers = containers;
     const counters = this.runner.counters;
-    const usage = counters.tool_calls_requested! > 0 ? { ...this.ctx.spend.usage, serverTools: { ...counters } } : this.ctx.spend.usage;
+    const spent = this.ctx.spend.usage;
+    // The gateway's own counters, plus what upstreams ran natively (their web searches), summed.
+    const usage = counters.tool_calls_requested! > 0 ? { ...spent, serverTools: addCounters(spent.serverTools ?? {}, counters) } : spent;
     yield { type: "usage", usage };
     yield { type: "finish", finish };
     if (this.records.length > 0 || this.cutShort) {

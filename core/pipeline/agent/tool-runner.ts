@@ -4,12 +4,15 @@
  * throws, times out or is refused by the network policy becomes an error result the model sees (it can recover);
  * it never fails the request.
  */
+import { ContainerError, type ContainerScope } from "../../containers/contract.ts";
+import { generateImage } from "../../images/generate.ts";
 import type { ServerToolPart } from "../../model/parts.ts";
 import type { ToolRunContext } from "../../registry/tool.ts";
 import type { DeclaredTool, DeclaredTools } from "../../tools/declared.ts";
 import { sharedCatalogView } from "../../routing/catalog-view.ts";
 import type { RequestContext } from "../context.ts";
 import { chargeRequest } from "../turn/charge.ts";
+import { forModel } from "./model-view.ts";
 
 /** One call the model made to a server tool. */
 export interface ServerCall {
@@ -31,6 +34,7 @@ export class ToolRunner {
   readonly revealed = new Set<string>();
   readonly counters: ToolCounters = { tool_calls_requested: 0, tool_calls_executed: 0 };
   private readonly uses = new Map<string, number>();
+  private containerScope: ContainerScope | undefined;
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
@@ -93,11 +97,28 @@ export class ToolRunner {
         for (const name of names) this.revealed.add(name);
       },
       previousUses,
+      container: (request) => this.containers().open(request),
       charge: (usd, description) => chargeRequest(ctx, { tool: tool.module.id }, usd, description),
+      generateImage: (request) => generateImage(ctx, tool.module.id, request, signal),
     };
     if (ctx.request.sessionId !== undefined) context.sessionId = ctx.request.sessionId;
     if (ctx.principal?.workspaceId !== undefined) context.workspaceId = ctx.principal.workspaceId;
     return context;
+  }
+
+  /** The request's view of its containers, made on first use (most requests never open one). */
+  containers(): ContainerScope {
+    if (this.containerScope) return this.containerScope;
+    const service = this.ctx.deps.containers;
+    const workspaceId = this.ctx.principal?.workspaceId;
+    if (!service || workspaceId === undefined) throw new ContainerError("containers are not available on this gateway");
+    const sessionKey = this.ctx.request.sessionId;
+    return (this.containerScope = service.forRequest(sessionKey === undefined ? { workspaceId } : { workspaceId, sessionKey }));
+  }
+
+  /** Containers the request's tools used (the Messages result's `container`). */
+  usedContainers(): ReadonlyArray<{ id: string; expiresAt: number }> {
+    return this.containerScope?.used() ?? [];
   }
 
   private async slot(): Promise<void> {
@@ -132,7 +153,7 @@ function parseArguments(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** What the model is handed for a finished call: the result, or `{error}`. */
+/** What the model is handed for a finished call: the result (inline data for the client left out), or `{error}`. */
 export function resultForModel(part: ServerToolPart): string {
-  return JSON.stringify(part.status === "completed" ? part.result : { error: part.error ?? "the tool failed" });
+  return JSON.stringify(part.status === "completed" ? forModel(part.result) : { error: part.error ?? "the tool failed" });
 }

@@ -112,6 +112,7 @@ export function isOutput(event: StreamEvent): boolean {
     case "tool-call-start":
     case "tool-call-delta":
     case "refusal-delta":
+    case "image":
     case "usage":
     case "finish":
       return true;

@@ -16,8 +16,19 @@ export function priceFor(endpoint: Endpoint, usage: Usage, finish: FinishReason)
   return costOf(usage, endpoint.model.pricing, finish === "error");
 }
 
+/**
+ * The usage with the images the reply carried counted in `output.images` (what the per-image price applies to).
+ * Counted here from the output itself, so every adapter that decodes image output is billed alike; a count the
+ * adapter already reported wins.
+ */
+export function withImageCount(usage: Usage, images: number): Usage {
+  if (images === 0 || usage.output.images !== undefined) return usage;
+  return { ...usage, output: { ...usage.output, images } };
+}
+
 /** Prices a whole response and adds it to the request's spend. */
 export function meterResponse(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse): void {
+  response.usage = withImageCount(response.usage, response.parts.filter((part) => part.type === "image").length);
   const cost = priceFor(endpoint, response.usage, response.finish.reason);
   response.cost = cost;
   const spend = ctx.spend;
@@ -35,6 +46,8 @@ export function meterStream(ctx: RequestContext, endpoint: Endpoint, outcome: St
 /** Attaches cost to usage events and adds the turn to the spend once, when the stream ends. */
 class StreamMeter implements StreamObserver {
   private usage = emptyUsage();
+  /** Images seen so far (image output), priced per image with the usage. */
+  private images = 0;
   private finish: FinishReason | undefined;
   private rawFinish: string | undefined;
   private status = 200;
@@ -49,9 +62,15 @@ class StreamMeter implements StreamObserver {
     const ctx = this.ctx;
     if (ctx.firstTokenMs === undefined && isContent(event)) ctx.firstTokenMs = ctx.deps.clock.now() - ctx.startedAt;
     switch (event.type) {
-      case "usage":
+      case "image":
+        this.images++;
+        return event;
+      case "usage": {
+        // Usage normally comes after the content, so the images are counted by now (`end` counts them all again).
         this.usage = event.usage;
-        return { ...event, cost: priceFor(this.endpoint, event.usage, this.finish ?? "stop") };
+        const usage = withImageCount(event.usage, this.images);
+        return { ...event, usage, cost: priceFor(this.endpoint, usage, this.finish ?? "stop") };
+      }
       case "finish":
         this.finish = event.finish.reason;
         this.rawFinish = event.finish.raw ?? event.finish.reason;
@@ -72,7 +91,8 @@ class StreamMeter implements StreamObserver {
 
   end(): void {
     const spend = this.ctx.spend;
-    spend.addTurn(this.usage, priceFor(this.endpoint, this.usage, this.finish ?? "error"));
+    const usage = withImageCount(this.usage, this.images);
+    spend.addTurn(usage, priceFor(this.endpoint, usage, this.finish ?? "error"));
     spend.finish = this.rawFinish ?? "aborted";
     spend.status = this.status;
     if (this.errorType !== undefined) spend.errorType = this.errorType;
@@ -88,5 +108,5 @@ class StreamMeter implements StreamObserver {
 
 /** The first token, for time-to-first-token: content the model produced (not usage or finish, unlike attempt.ts's first output). */
 function isContent(event: StreamEvent): boolean {
-  return event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta" || event.type === "tool-call-start";
+  return event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta" || event.type === "tool-call-start" || event.type === "image";
 }

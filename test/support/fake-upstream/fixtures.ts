@@ -12,7 +12,8 @@ import type { SseFrame, SseStyle } from "./sse.ts";
 export type AdapterId = "openai" | "openai-responses" | "anthropic" | "gemini";
 export const ADAPTERS: readonly AdapterId[] = ["openai", "openai-responses", "anthropic", "gemini"];
 
-export type FixtureName = "text" | "tool-call" | "parallel-tool-calls" | "thinking" | "max-tokens" | "refusal" | "error";
+/** `web-search` exists only for the adapters whose upstream has a search of its own (anthropic, openai-responses). */
+export type FixtureName = "text" | "tool-call" | "parallel-tool-calls" | "thinking" | "max-tokens" | "refusal" | "error" | "web-search";
 
 /** Canonical finish a client must see: stop, length, tool_calls, refusal (content filter). */
 export type ExpectedFinish = "stop" | "length" | "tool_calls" | "refusal";
@@ -36,6 +37,12 @@ export interface FixtureExpect {
   carry?: { signature?: string; encrypted?: string; id?: string };
   toolCalls?: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
   usage?: ExpectedUsage;
+  /** Searches the upstream ran itself (native web search), in order: the call id, its query and the result URLs. */
+  webSearches?: Array<{ id: string; query: string; urls: string[] }>;
+  /** URL citations on the answer text. */
+  citations?: Array<{ url: string; title: string }>;
+  /** Server-tool counters the upstream's usage reported (`web_search_requests`). */
+  serverTools?: Record<string, number>;
   /** Messages `stop_details` the upstream reported (Anthropic refusals). */
   stopDetails?: Record<string, unknown>;
   httpStatus?: number;

@@ -7,23 +7,12 @@ import { isGatewayError } from "../../../core/errors.ts";
 import type { CatalogView } from "../../../core/routing/catalog-view.ts";
 import type { ToolDeclaration, ToolRunContext } from "../../../core/registry/tool.ts";
 import { fakeHelpers } from "../pipeline/helpers.ts";
+import { toolRunContext } from "./run-context.ts";
 
 const emptyCatalog: CatalogView = { models: () => [], model: () => undefined };
 
 function ctxAt(iso: string, parameters: Record<string, unknown> = {}): ToolRunContext {
-  const helpers = { ...fakeHelpers(), now: () => Date.parse(iso) };
-  return {
-    parameters,
-    config: {},
-    helpers,
-    signal: new AbortController().signal,
-    fetch: helpers.fetch,
-    catalog: emptyCatalog,
-    tools: [],
-    reveal: () => {},
-    previousUses: 0,
-    charge: async () => {},
-  };
+  return toolRunContext({ parameters, helpers: { ...fakeHelpers(), now: () => Date.parse(iso) }, catalog: emptyCatalog });
 }
 
 const run = (iso: string, args: Record<string, unknown> = {}, parameters: Record<string, unknown> = {}) =>

@@ -5,7 +5,7 @@ import type { TSchema } from "@sinclair/typebox";
 import searchModels, { seriesOf, summarize } from "../../../tools/search-models.ts";
 import type { CatalogView, EndpointView, ModelView } from "../../../core/routing/catalog-view.ts";
 import type { ToolRunContext } from "../../../core/registry/tool.ts";
-import { fakeHelpers } from "../pipeline/helpers.ts";
+import { toolRunContext } from "./run-context.ts";
 
 function endpoint(model: string, contextLength?: number): EndpointView {
   return {
@@ -37,19 +37,7 @@ const MODELS: ModelView[] = [
 const catalog: CatalogView = { models: () => MODELS, model: (id) => MODELS.find((m) => m.id === id) };
 
 function ctx(parameters: Record<string, unknown> = {}, view: CatalogView = catalog): ToolRunContext {
-  const helpers = fakeHelpers();
-  return {
-    parameters,
-    config: {},
-    helpers,
-    signal: new AbortController().signal,
-    fetch: helpers.fetch,
-    catalog: view,
-    tools: [],
-    reveal: () => {},
-    previousUses: 0,
-    charge: async () => {},
-  };
+  return toolRunContext({ parameters, catalog: view });
 }
 
 interface Result {

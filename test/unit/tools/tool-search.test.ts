@@ -6,7 +6,7 @@ import toolSearch, { MAX_TOOL_TEXT, searchableText } from "../../../tools/tool-s
 import { bm25, tokenize } from "../../../tools/tool-search/bm25.ts";
 import type { Tool } from "../../../core/model/request.ts";
 import type { ToolRunContext } from "../../../core/registry/tool.ts";
-import { fakeHelpers } from "../pipeline/helpers.ts";
+import { toolRunContext } from "./run-context.ts";
 
 type FunctionTool = Extract<Tool, { kind: "function" }>;
 const deferred = (name: string, description?: string, parameters?: Record<string, unknown>): FunctionTool => ({
@@ -33,21 +33,8 @@ const TOOLS: Tool[] = [
 ];
 
 function ctx(tools: readonly Tool[], parameters: Record<string, unknown> = {}): ToolRunContext & { revealed: string[][] } {
-  const helpers = fakeHelpers();
   const revealed: string[][] = [];
-  return {
-    parameters,
-    config: {},
-    helpers,
-    signal: new AbortController().signal,
-    fetch: helpers.fetch,
-    catalog: { models: () => [], model: () => undefined },
-    tools,
-    reveal: (names) => void revealed.push([...names]),
-    previousUses: 0,
-    charge: async () => {},
-    revealed,
-  };
+  return { ...toolRunContext({ parameters, tools, reveal: (names) => void revealed.push([...names]) }), revealed };
 }
 
 interface Result {

@@ -95,7 +95,8 @@ export function reassemble(chunks: readonly ChatChunk[]): Reassembled {
     model: last.model,
     provider: last.provider,
     service_tier: last.service_tier,
-    system_fingerprint: last.system_fingerprint,
+    // A stream carries no fingerprint (the chunk leaves the field out); the body reports null.
+    system_fingerprint: last.system_fingerprint ?? null,
     choices: [
       {
         index: 0,

@@ -18,7 +18,6 @@ const base: Omit<ChatChunk, "choices"> = {
   model: "openai/gpt-4o",
   provider: "OpenAI",
   service_tier: null,
-  system_fingerprint: null,
 };
 const choice = (delta: ChatDelta, finish: ChatFinishReason | null = null, native: string | null = null): ChatChunk => ({
   ...base,

@@ -53,7 +53,7 @@ describe("serverToolFields", () => {
     expect(serverToolFields(part("service:bash", { command: "ls" }, { command: "ls", stdout: "a\n", stderr: "", exitCode: 0 }))).toEqual({ command: "ls", stdout: "a\n", stderr: "", exitCode: 0 });
     expect(serverToolFields(part("service:fusion", {}, { status: "ok", analysis: "A", responses: [] }))).toEqual({ analysis: "A", responses: [], result: { status: "ok" } });
     // Both envelope keys and its own `result`: shown whole, nothing lost.
-    expect(serverToolFields(part("service:files", {}, { status: "ok", result: "x" }))).toEqual({ result: { status: "ok", result: "x" } });
+    expect(serverToolFields(part("service:third_party", {}, { status: "ok", result: "x" }))).toEqual({ result: { status: "ok", result: "x" } });
   });
 
   test("any other tool: a non-object result is `result`; a failure adds `error` and no result", () => {

@@ -61,9 +61,9 @@ describe("anthropic response", () => {
     });
   }
 
-  test("server-tool blocks are reported, not silently dropped", () => {
+  test("server-tool blocks other than web search are reported, not silently dropped", () => {
     const c = call();
-    const response = fromAnthropicMessage({ ...TOOL_MESSAGE, content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }] }, c);
+    const response = fromAnthropicMessage({ ...TOOL_MESSAGE, content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "code_execution", input: {} }] }, c);
     expect(response.parts).toEqual([]);
     expect(c.request.warnings.map((w) => w.code)).toEqual(["unsupported_field"]);
   });

@@ -69,9 +69,9 @@ describe("fromResponsesResult", () => {
   });
 
   test("hosted-tool output items are reported as warnings", () => {
-    const response = fromResponsesResult({ status: "completed", output: [{ id: "ws_1", type: "web_search_call", status: "completed" }] }, providerCall());
+    const response = fromResponsesResult({ status: "completed", output: [{ id: "fs_1", type: "file_search_call", status: "completed" }] }, providerCall());
     expect(response.parts).toEqual([]);
-    expect(response.warnings).toEqual([{ code: "unsupported_output", field: "output[0]", message: expect.stringContaining("web_search_call") }]);
+    expect(response.warnings).toEqual([{ code: "unsupported_output", field: "output[0]", message: expect.stringContaining("file_search_call") }]);
   });
 
   test("a failed result is thrown as the mapped GatewayError", () => {

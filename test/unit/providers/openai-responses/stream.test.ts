@@ -142,10 +142,10 @@ describe("responsesStreamToEvents", () => {
     const { StreamItems } = await import("../../../../providers/openai-responses/stream-items.ts");
     const items = new StreamItems(() => "call_x", (type) => seen.push(type));
     const out: StreamEvent[] = [];
-    items.handle({ type: "response.output_item.added", output_index: 0, item: { id: "ws_1", type: "web_search_call" } }, out);
-    items.handle({ type: "response.output_item.done", output_index: 0, item: { id: "ws_1", type: "web_search_call", status: "completed" } }, out);
+    items.handle({ type: "response.output_item.added", output_index: 0, item: { id: "fs_1", type: "file_search_call" } }, out);
+    items.handle({ type: "response.output_item.done", output_index: 0, item: { id: "fs_1", type: "file_search_call", status: "completed" } }, out);
     expect(out).toEqual([]);
-    expect(seen).toEqual(["web_search_call"]);
+    expect(seen).toEqual(["file_search_call"]);
   });
 
   test("malformed data → error event", async () => {

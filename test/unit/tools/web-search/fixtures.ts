@@ -1,6 +1,7 @@
 /** Shared test fixtures for the web tools: a hand-built PDF, a run context, loopback servers. */
 import { GatewayError } from "../../../../core/errors.ts";
 import type { ModuleHelpers } from "../../../../core/registry/helpers.ts";
+import { toolRunContext } from "../run-context.ts";
 import type { ToolRunContext } from "../../../../core/registry/tool.ts";
 
 /** A minimal valid one-page PDF showing `lines` in Helvetica, with an optional document-info title. */
@@ -46,22 +47,14 @@ export function runContext(
     now: () => Date.UTC(2025, 6, 15, 12, 0, 0),
     id: (prefix) => `${prefix}1`,
   };
-  return {
-    parameters: {},
-    config: {},
+  const run = toolRunContext({
     helpers,
-    signal: new AbortController().signal,
     fetch: (input, init) => fetch(input, init),
     catalog: {} as ToolRunContext["catalog"],
-    tools: [],
-    reveal: () => undefined,
-    previousUses: 0,
-    charge: async (usd, description) => {
-      charges.push({ usd, description });
-    },
+    charge: async (usd, description) => void charges.push({ usd, description }),
     ...overrides,
-    charges,
-  };
+  });
+  return { ...run, charges };
 }
 
 /** What a fake server saw. */

@@ -336,11 +336,11 @@ describe("declare", () => {
     expect(NO_ENGINE_MESSAGE).toBe("service:web_search: no search engine is configured (set tools.web_search.engine in the gateway config)");
   });
 
-  test('engine "native" is refused (not supported yet), naming the field', () => {
-    const error = refusal({ engine: "native" }, { engine: "searxng", base_url: "http://127.0.0.1:8888" });
-    expect(error.message).toContain('engine "native"');
-    expect(error.message).toContain("not supported");
-    expect(error.metadata).toEqual({ field: "tools[1].parameters.engine" });
+  test('engine "native" needs no gateway engine (the upstream searches); its other parameters are still checked', () => {
+    expect(() => webSearch.declare!(declaration({ engine: "native" }, {}))).not.toThrow();
+    expect(() => webSearch.declare!(declaration({ engine: "native", allowed_domains: ["example.com"] }, { engine: "brave" }))).not.toThrow();
+    const error = refusal({ engine: "native", excluded_domains: ["ok.com", "not a domain"] }, {});
+    expect(error.metadata).toEqual({ field: "tools[1].parameters.excluded_domains[1]" });
   });
 
   test("an engine other than the configured one is refused; auto and the configured name pass", () => {
