@@ -59,11 +59,13 @@ async function crashAndResume(databaseUrl: string, marker: string): Promise<void
   const key = ((await (await call(first.base, "/keys", ADMIN, { name: "batch" })).json()) as Json).key as string;
   const requests = Array.from({ length: ITEMS }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: "user", content: `${marker}-${i}# [sim latency=300]` }] } }));
   const { id } = (await (await call(first.base, "/batches", key, { endpoint: "/chat/completions", model: "acme/model-a", requests })).json()) as Json;
-  // Killed once some requests finished and others are in flight.
-  for (let i = 0; i < 200; i++) {
+  // Killed once some requests finished and others are in flight (the upstream has more than the finished ones, each
+  // held 300 ms): otherwise the kill could fall between two claims and leave nothing to take back.
+  const sentTotal = () => Array.from({ length: ITEMS }, (_, i) => sent(marker, i)).reduce((a, b) => a + b, 0);
+  for (let i = 0; i < 400; i++) {
     const batch = (await (await call(first.base, `/batches/${id}`, key)).json()) as Json;
-    if (batch.request_counts.completed >= 4) break;
-    await Bun.sleep(20);
+    if (batch.request_counts.completed >= 4 && sentTotal() > batch.request_counts.completed) break;
+    await Bun.sleep(10);
   }
   first.gw.child.kill("SIGKILL");
   await first.gw.child.exited;
