@@ -92,6 +92,11 @@ export interface ToolModule extends ModuleBase {
   readonly nativeRunsOnClient?: boolean;
   /** A `usage.serverTools` counter each executed call adds to (e.g. `web_search_requests`). */
   readonly usageCounter?: string;
+  /**
+   * How long one call may take by its own arguments (a command's `timeout_ms`); when that is longer than the loop's
+   * `agent_loop.tool_timeout_ms`, the call gets it plus a margin, so the tool's own limit is what ends it.
+   */
+  runTimeMs?(args: Record<string, unknown>): number;
   /** Checks beyond the schema at declaration time (an unknown time zone, an engine not configured); throws a 400. */
   declare?(declaration: ToolDeclaration): void;
   /** Runs one call; the resolved JSON value is what the model sees. */

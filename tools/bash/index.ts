@@ -15,7 +15,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { defineTool } from "../../core/registry/define.ts";
 import { argumentsChecker } from "../shell/arguments.ts";
 import { containerRequest, EngineContainerParameters } from "../shell/container-parameters.ts";
-import { annotatedStderr, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from "../shell/exec-limits.ts";
+import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from "../shell/exec-limits.ts";
 
 const COMMAND = Type.String({ maxLength: 100_000 });
 
@@ -56,6 +56,8 @@ export default defineTool({
   argumentsSchema: ArgumentsSchema,
   parametersSchema: EngineContainerParameters,
   nativeRunsOnClient: true,
+  // `command` and `commands[]` run as one script under one time-out.
+  runTimeMs: (args) => commandsTimeMs(args, 1),
   async run(args, ctx): Promise<BashResult> {
     checkArguments(args);
     const bashArgs = args as BashArguments;

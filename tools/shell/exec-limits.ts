@@ -3,8 +3,8 @@
  * `max_output_length`; the gateway clamps both to a cap instead of refusing, because a model that asks for "an hour"
  * is better served by the longest run allowed than by an error it has to recover from.
  *
- * The agent loop has its own per-call limit (config `agent_loop.tool_timeout_ms`, default 30 s) that ends the whole
- * call; commands longer than that need the operator to raise it.
+ * The agent loop has its own per-call limit (config `agent_loop.tool_timeout_ms`, default 30 s); the tools tell it
+ * how long their commands may run (`runTimeMs`), so a command's own time-out is what ends it.
  */
 import type { ExecOptions, ExecResult } from "../../core/containers/contract.ts";
 
@@ -23,6 +23,11 @@ export interface LimitArguments {
 }
 
 const clamp = (value: number | undefined, fallback: number, max: number) => Math.min(Math.max(1, Math.floor(value ?? fallback)), max);
+
+/** How long `commands` commands of these limits may run in all (what the loop must allow the call). */
+export function commandsTimeMs(args: LimitArguments, commands: number): number {
+  return clamp(args.timeout_ms, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS) * Math.max(1, commands);
+}
 
 /** The exec options for one command: the model's limits within the caps, cancelled with the call. */
 export function execOptions(args: LimitArguments, signal: AbortSignal): ExecOptions {

@@ -13,7 +13,7 @@ import type { ExecResult } from "../../core/containers/contract.ts";
 import { defineTool } from "../../core/registry/define.ts";
 import { argumentsChecker } from "./arguments.ts";
 import { containerRequest, EngineContainerParameters } from "./container-parameters.ts";
-import { annotatedStderr, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS } from "./exec-limits.ts";
+import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS } from "./exec-limits.ts";
 
 export const ArgumentsSchema = Type.Object(
   {
@@ -54,6 +54,8 @@ export default defineTool({
   argumentsSchema: ArgumentsSchema,
   parametersSchema: EngineContainerParameters,
   nativeRunsOnClient: true,
+  // Each command runs on its own, one after another, each under its time-out.
+  runTimeMs: (args) => commandsTimeMs(args, Array.isArray(args.commands) ? args.commands.length : 1),
   async run(args, ctx): Promise<ShellResult> {
     checkArguments(args);
     const shellArgs = args as ShellArguments;

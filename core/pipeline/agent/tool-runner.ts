@@ -67,7 +67,7 @@ export class ToolRunner {
 
   private async execute(call: ServerCall, previousUses: number): Promise<unknown> {
     const args = parseArguments(call.arguments);
-    const timeoutMs = this.ctx.deps.config.agentLoop.toolTimeoutMs;
+    const timeoutMs = Math.max(this.ctx.deps.config.agentLoop.toolTimeoutMs, ownTimeMs(call.tool.module.runTimeMs, args));
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([this.signal, timeout]);
     const run = call.tool.module.run(args, this.contextFor(call.tool, signal, previousUses));
@@ -156,4 +156,13 @@ function parseArguments(text: string): Record<string, unknown> {
 /** What the model is handed for a finished call: the result (inline data for the client left out), or `{error}`. */
 export function resultForModel(part: ServerToolPart): string {
   return JSON.stringify(part.status === "completed" ? forModel(part.result) : { error: part.error ?? "the tool failed" });
+}
+
+/** Margin over a tool's own time limit, for its bookkeeping after the command was killed. */
+const OWN_LIMIT_MARGIN_MS = 2_000;
+
+function ownTimeMs(runTimeMs: ((args: Record<string, unknown>) => number) | undefined, args: Record<string, unknown>): number {
+  if (!runTimeMs) return 0;
+  const own = runTimeMs(args);
+  return Number.isFinite(own) && own > 0 ? own + OWN_LIMIT_MARGIN_MS : 0;
 }

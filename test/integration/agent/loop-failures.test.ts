@@ -46,6 +46,12 @@ describe("failing tools", () => {
     expect(body.output[0]).toMatchObject({ status: "failed", error: "timed out after 300 ms" });
   });
 
+  test("a tool whose own limit is longer than agent_loop.tool_timeout_ms gets that long (plus a margin)", async () => {
+    agent.upstream.script = callsFor(1, [{ name: "test_sleep", args: { ms: 500, own_limit_ms: 600 } }]);
+    const { body } = await respond({ tools: [{ type: "service:test_sleep" }] });
+    expect(body.output[0]).toMatchObject({ type: "service:test_sleep", status: "completed", slept: 500 });
+  });
+
   test("the calls of one step run concurrently, at most agent_loop.tool_concurrency at a time", async () => {
     seen.maxRunning = 0;
     const before = seen.sleeps;
