@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   // Listen first: while start-up waits for a store, liveness answers 200 and readiness (and every request) 503
   // naming it (README "Operations: store outages"); the gateway takes over once it is up.
   const starting: StartingState = { waitingFor: undefined };
-  const front: { app: Front["app"] } = { app: startingApp(starting, () => randomIds.id("gen-")) };
+  // `deps`: where the front door logs every answer it sees (core/http/front-door.ts), from the first request on.
+  const front: { app: Front["app"]; deps: Front["deps"] } = { app: startingApp(starting, () => randomIds.id("gen-")), deps: { logger, ids: randomIds } };
   const server = serveGateway(config, front);
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${server.port}${API_PREFIX}`;
   const gateway = await createGateway(config, { logger, storeWait: { logger: logger.child({ url: base }), onWait: (store) => (starting.waitingFor = store) } }).catch((error: unknown) => {

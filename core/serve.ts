@@ -4,25 +4,31 @@
  */
 import type { Server } from "bun";
 import type { GatewayConfig } from "./config/types.ts";
+import { frontDoor, type Front } from "./http/front-door.ts";
+import { adminRoutes } from "./admin-page.ts";
 
-/** What the server hands requests to: a gateway, or (server.ts, while start-up waits for a store) a stand-in. */
-export interface Front {
-  readonly app: { handle(request: Request): Response | Promise<Response> };
-}
+export type { Front };
 
 /**
  * Starts the HTTP server for a gateway on `config.host`:`config.port` (port 0 picks a free one). `front.app` is read
  * per request, so server.ts can listen before the gateway exists and swap it in once it does.
  */
 export function serveGateway(config: GatewayConfig, front: Front): Server<undefined> {
+  const door = frontDoor(front);
   return Bun.serve({
     hostname: config.host,
     port: config.port,
     idleTimeout: config.idleTimeoutSeconds,
     // No cap of Bun's own: it would answer a declared length over it with a bare 413, without our envelope. The app
-    // refuses a declared length over the limit before reading the body, and reads an undeclared (chunked) one with
-    // a bound (core/http/body-limit.ts).
+    // refuses a declared length over the limit before reading the body, and reads every body with its bounds of
+    // size, time and nesting (core/http/body-read.ts).
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    fetch: (request) => front.app.handle(request),
+    // Bun's development mode (its default unless NODE_ENV=production) answers an uncaught error with a page
+    // showing the working directory, file paths and source lines. Never: errors are the envelope (./http/front-door.ts).
+    development: false,
+    // The admin page (README "Admin page") is static: answered by Bun itself, before the front door.
+    routes: adminRoutes(),
+    fetch: door.fetch,
+    error: door.error,
   });
 }

@@ -3,13 +3,16 @@ import { Elysia } from "elysia";
 import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
 import type { WireFormat } from "../formats/format.ts";
+import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import { respond } from "../http/render.ts";
 import { newContext } from "../pipeline/new-context.ts";
 import { runPipeline } from "../pipeline/pipeline.ts";
+import { pipelineLogs } from "../pipeline/request-log.ts";
 import { applyPresetReference } from "../presets/resolve.ts";
 
 /** One POST route for one format, authenticated before the body is validated (401 precedes 400). */
 export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, format: WireFormat, summary: string) {
+  const checkBody = bodyChecker(format.schema);
   return new Elysia({ name: `route:${format.id}:${path}` })
     .derive({ as: "local" }, async ({ request }) => ({ principal: await auth.authenticate(request.headers) }))
     // Presets (issue 6): merged into the parsed body BEFORE schema validation, so the merged request is what gets
@@ -21,10 +24,13 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
     .post(
       path,
       async ({ body, request, principal }) => {
-        const ctx = newContext(deps, format, body as Record<string, unknown>, request.headers, request.signal);
+        // Validated here, after the preset merge, not by Elysia (core/http/body-check.ts says why).
+        const ctx = newContext(deps, format, checkBody(body) as Record<string, unknown>, request.headers, request.signal);
         ctx.principal = principal;
+        // From here the renderer writes this request's log line (at the end of its stream, if it streams).
+        pipelineLogs(request);
         return respond(ctx, runPipeline(ctx));
       },
-      { body: format.schema, parse: "json", detail: { summary, tags: ["inference"] } },
+      { parse: "json", detail: { summary, tags: ["inference"], requestBody: jsonRequestBody(format.schema) } },
     );
 }

@@ -11,6 +11,7 @@ import { chatFormat } from "../formats/chat/index.ts";
 import type { WireFormat } from "../formats/format.ts";
 import { messagesFormat } from "../formats/messages/index.ts";
 import { responsesFormat } from "../formats/responses/index.ts";
+import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
 import { createPresetVersion } from "../presets/create.ts";
 import { checkSlug } from "../presets/slug.ts";
@@ -50,10 +51,12 @@ export function presetRoutes(deps: Deps, auth: Authenticator) {
   });
 
   for (const { path, format, summary } of CREATE_FROM) {
+    // The body is validated by us, not by Elysia (core/http/body-check.ts says why).
+    const checkBody = bodyChecker(format.schema);
     routes.post(
       path,
-      async ({ params, body, principal }) => ({ data: presetView(await createPresetVersion(deps, principal, format.id, params.slug, body)) }),
-      { params: t.Object({ slug: t.String() }), body: format.schema, parse: "json", detail: { summary, tags: ["presets"] } },
+      async ({ params, body, principal }) => ({ data: presetView(await createPresetVersion(deps, principal, format.id, params.slug, checkBody(body))) }),
+      { params: t.Object({ slug: t.String() }), parse: "json", detail: { summary, tags: ["presets"], requestBody: jsonRequestBody(format.schema) } },
     );
   }
 

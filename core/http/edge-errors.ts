@@ -1,5 +1,8 @@
 /** Maps everything the HTTP edge can throw (parse, validation, routing, ours) to the one error envelope. */
+import type { Logger } from "pino";
 import { GatewayError, isGatewayError } from "../errors.ts";
+import { pathOf } from "./url-path.ts";
+import { clip } from "./clip.ts";
 import { envelopeOf, errorResponse } from "./envelope.ts";
 
 interface ValueErrorLike {
@@ -27,9 +30,16 @@ export function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike 
 /** Known paths and their methods, so a wrong method gets 405 with `Allow` rather than 404. */
 export type RouteTable = Map<string, Set<string>>;
 
-/** `generationId`: the id this reply carries (every reply has an `X-Generation-Id`, also those the edge refuses). */
-export function edgeError(code: string | number, error: unknown, request: Request, routes: RouteTable, generationId: string): Response {
-  return render(toEdgeError(code, error, request, routes), generationId);
+/**
+ * `generationId`: the id this reply carries (every reply has an `X-Generation-Id`, also those the edge refuses).
+ * A 500 gets an error line with its cause on `logger` (the envelope never shows it; issue 16 item 18).
+ */
+export function edgeError(code: string | number, error: unknown, request: Request, routes: RouteTable, generationId: string, logger?: Logger): Response {
+  const edge = toEdgeError(code, error, request, routes);
+  if (edge.status >= 500 && (edge.type === "server" || edge.type === "unmapped")) {
+    logger?.error({ err: edge.cause ?? edge, id: generationId, method: request.method, path: clip(pathOf(request.url)) }, "request failed");
+  }
+  return render(edge, generationId);
 }
 
 function toEdgeError(code: string | number, error: unknown, request: Request, routes: RouteTable): GatewayError {
@@ -43,7 +53,8 @@ function toEdgeError(code: string | number, error: unknown, request: Request, ro
     case "VALIDATION":
       return validationError(error);
     case "NOT_FOUND": {
-      const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
+      // Not `new URL()`: it throws on what a client can send (core/http/host.ts refuses it earlier; this stays safe).
+      const path = pathOf(request.url).replace(/\/+$/, "") || "/";
       const allowed = matchMethods(routes, path);
       if (allowed) {
         return new GatewayError("invalid_request", `Method ${request.method} is not allowed on ${path}`, {
@@ -59,7 +70,12 @@ function toEdgeError(code: string | number, error: unknown, request: Request, ro
 }
 
 function validationError(error: unknown): GatewayError {
-  const first = mostSpecific((error as { valueError?: ValueErrorLike }).valueError);
+  return invalidParameters((error as { valueError?: ValueErrorLike }).valueError);
+}
+
+/** The 400 for a schema failure: its most specific error, naming the field (`metadata.param`) when there is one. */
+export function invalidParameters(error: ValueErrorLike | undefined): GatewayError {
+  const first = mostSpecific(error);
   const field = first?.path ? first.path.slice(1).replaceAll("/", ".") : undefined;
   const detail = first?.message ?? "does not match the schema";
   const message = field ? `Invalid request parameters: ${field}: ${detail}` : `Invalid request parameters: ${detail}`;
@@ -80,5 +96,8 @@ function matchMethods(routes: RouteTable, path: string): Set<string> | undefined
 function render(error: GatewayError, generationId: string): Response {
   const headers: Record<string, string> = { "x-generation-id": generationId };
   if (error.status === 405) headers.allow = [...((error.metadata?.allow as string[]) ?? [])].join(", ");
+  // A body we stopped reading (too slow, too big, too deep) leaves the rest of it on the connection: close it rather
+  // than let the client go on holding it.
+  if (error.status === 408 || error.status === 413 || error.metadata?.max_depth !== undefined) headers.connection = "close";
   return errorResponse(error, envelopeOf(error), headers);
 }

@@ -1,5 +1,6 @@
 /** The one error envelope (spec "Errors"): `{error: {code, message, metadata}, service_metadata, user_id}`. */
 import { toGatewayError, type GatewayError } from "../errors.ts";
+import { clipMessage, clipStrings } from "./clip.ts";
 
 export interface ErrorEnvelope {
   error: { code: number; message: string; metadata: Record<string, unknown> };
@@ -7,7 +8,11 @@ export interface ErrorEnvelope {
   user_id: string | null;
 }
 
-/** Builds the envelope; a 500 never echoes internals or upstream metadata (reference b11). */
+/**
+ * Builds the envelope; a 500 never echoes internals or upstream metadata (reference b11). Messages and metadata
+ * often repeat what the client sent (a model name, a plugin id): they are clipped so that a huge value is never
+ * sent back whole (./clip.ts).
+ */
 export function envelopeOf(thrown: unknown, serviceMetadata: Record<string, unknown> | null = null, userId: string | null = null): ErrorEnvelope {
   const error = toGatewayError(thrown);
   // Any 500 hides its details, whatever type a module gave it; upstream 5xx (502/503/529...) keep theirs.
@@ -15,8 +20,8 @@ export function envelopeOf(thrown: unknown, serviceMetadata: Record<string, unkn
   return {
     error: {
       code: error.status,
-      message: internal ? "Internal server error" : error.message,
-      metadata: internal ? { error_type: error.type } : { ...error.metadata, error_type: error.type },
+      message: internal ? "Internal server error" : clipMessage(error.message),
+      metadata: internal ? { error_type: error.type } : { ...clipStrings(error.metadata), error_type: error.type },
     },
     service_metadata: internal ? null : serviceMetadata,
     user_id: userId,

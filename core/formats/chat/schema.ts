@@ -1,14 +1,13 @@
 /**
  * TypeBox schema of the chat-completions request body (spec "Chat-completions request", "Limits"; reference b1–b3).
- * The numeric and size limits live here so the edge rejects them with a 400 before decode runs. Unknown top-level
+ * The numeric and size limits live here so the edge rejects them with a 400 before decode runs; those with a meaning
+ * every format shares come from ../shared/ranges.ts, so each format applies the same ones. Unknown top-level
  * fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode records them as warnings.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
+import * as R from "../shared/ranges.ts";
 import { ChatMessageSchema, TextContentSchema } from "./schema-messages.ts";
-
-/** Metadata key rule (spec "Limits"): at most 64 characters and no brackets. */
-export const METADATA_KEY_PATTERN = "^[^\\[\\]]{0,64}$";
 
 /** Function tool `{type: function, function: {name, description, parameters, strict}}`. */
 export const FunctionToolSchema = Type.Object({
@@ -61,42 +60,41 @@ export const ReasoningConfigSchema = Type.Object({
   effort: Type.Optional(Nullable(ReasoningEffortSchema)),
   summary: Type.Optional(Nullable(StringEnum(["auto", "concise", "detailed"]))),
   enabled: Type.Optional(Nullable(Type.Boolean())),
-  max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+  max_tokens: Type.Optional(Nullable(R.ReasoningTokens())),
   mode: Type.Optional(Nullable(StringEnum(["standard", "pro"]))),
   context: Type.Optional(Nullable(StringEnum(["auto", "all_turns", "current_turn"]))),
 });
 
 
 const int = () => Type.Optional(Nullable(Type.Integer()));
+const opt = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
 
 /** The request body of `POST /chat/completions` (spec "Chat-completions request"). */
 export const ChatRequestSchema = Type.Object(
   {
     messages: Type.Array(ChatMessageSchema, { minItems: 1 }),
-    model: Type.Optional(Type.String()),
-    models: Type.Optional(Type.Array(Type.String())),
-    frequency_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
-    presence_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
-    repetition_penalty: Type.Optional(Nullable(Type.Number())),
-    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
-    top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
-    top_k: int(),
-    min_p: Type.Optional(Nullable(Type.Number())),
-    top_a: Type.Optional(Nullable(Type.Number())),
-    top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+    model: Type.Optional(R.ModelId()),
+    models: Type.Optional(R.ModelIds()),
+    frequency_penalty: opt(R.Penalty()),
+    presence_penalty: opt(R.Penalty()),
+    repetition_penalty: opt(R.RepetitionPenalty()),
+    temperature: opt(R.Temperature()),
+    top_p: opt(R.TopP()),
+    top_k: opt(R.TopK()),
+    min_p: opt(R.UnitInterval()),
+    top_a: opt(R.UnitInterval()),
+    top_logprobs: opt(R.TopLogprobs()),
     logprobs: Type.Optional(Nullable(Type.Boolean())),
-    logit_bias: Type.Optional(Nullable(Type.Record(Type.String(), Type.Number()))),
-    // At least one token, as Messages and Responses require: a negative cap also made the credit reservation
-    // negative (a 503 from the limits stage instead of this 400).
-    max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-    max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    logit_bias: opt(Type.Record(Type.String(), R.LogitBias())),
+    max_completion_tokens: opt(R.MaxOutputTokens()),
+    max_tokens: opt(R.MaxOutputTokens()),
     seed: int(),
-    stop: Type.Optional(Nullable(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 })]))),
+    stop: opt(Type.Union([Type.String(), R.StopSequences()])),
     stream: Type.Optional(Nullable(Type.Boolean())),
     stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Nullable(Type.Boolean())) }))),
     parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
     tool_choice: Type.Optional(ToolChoiceSchema),
-    tools: Type.Optional(Type.Array(Type.Union([FunctionToolSchema, ServerToolSchema, WebSearchShorthandSchema]))),
+    tools: Type.Optional(R.Tools(Type.Union([FunctionToolSchema, ServerToolSchema, WebSearchShorthandSchema]))),
     response_format: Type.Optional(ResponseFormatSchema),
     verbosity: Type.Optional(Nullable(StringEnum(["low", "medium", "high", "xhigh", "max"]))),
     prediction: Type.Optional(
@@ -110,14 +108,7 @@ export const ChatRequestSchema = Type.Object(
     modalities: Type.Optional(Nullable(Type.Array(StringEnum(["text", "image", "audio"])))),
     reasoning: Type.Optional(ReasoningConfigSchema),
     reasoning_effort: Type.Optional(Nullable(ReasoningEffortSchema)),
-    metadata: Type.Optional(
-      Nullable(
-        Type.Record(Type.String({ pattern: METADATA_KEY_PATTERN }), Type.String({ maxLength: 512 }), {
-          maxProperties: 16,
-          additionalProperties: false,
-        }),
-      ),
-    ),
+    metadata: opt(R.Metadata()),
     plugins: Type.Optional(Type.Array(Type.Object({ id: Type.String(), enabled: Type.Optional(Type.Boolean()) }))),
     provider: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
     route: Type.Optional(Nullable(StringEnum(["fallback", "sort"]))),

@@ -1,11 +1,13 @@
 /**
  * TypeBox schema of the Messages request body (spec "Messages request", "Limits"; reference b3 "Messages request
- * extras"). What `@anthropic-ai/sdk` sends plus the gateway's routing fields. Size limits live here so the edge
+ * extras"). What `@anthropic-ai/sdk` sends plus the gateway's routing fields. Ranges with a meaning every format
+ * shares come from ../shared/ranges.ts, so each format applies the same ones. Size limits live here so the edge
  * rejects them with a 400 before decode runs; unknown top-level fields are accepted (ARCHITECTURE §6) and decode
  * records them as warnings.
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
+import * as R from "../shared/ranges.ts";
 import { MessageParamSchema, TextBlockSchema } from "./schema-blocks.ts";
 
 /** A client function tool: `{name, input_schema, description?, cache_control?, strict?, defer_loading?}`. */
@@ -42,7 +44,7 @@ const display = Type.Optional(Nullable(StringEnum(["summarized", "omitted"])));
 
 /** `thinking` (reference b3): enabled with a budget, disabled, or adaptive. */
 export const ThinkingConfigSchema = Type.Union([
-  Type.Object({ type: Type.Literal("enabled"), budget_tokens: Type.Integer({ minimum: 0 }), display }),
+  Type.Object({ type: Type.Literal("enabled"), budget_tokens: R.ReasoningTokens(), display }),
   Type.Object({ type: Type.Literal("disabled") }),
   Type.Object({ type: Type.Literal("adaptive"), display }),
 ]);
@@ -68,7 +70,7 @@ export const OutputConfigSchema = Type.Object(
 );
 
 /** One fallback entry: only `model` is accepted (spec). */
-export const FallbackSchema = Type.Object({ model: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+export const FallbackSchema = Type.Object({ model: Type.String({ minLength: 1, maxLength: R.MODEL_ID_MAX_LENGTH }) }, { additionalProperties: false });
 
 /**
  * Fields Anthropic understands that the gateway does not model; kept for a native Anthropic upstream
@@ -86,13 +88,13 @@ export const ANTHROPIC_ONLY_FIELDS = [
 /** The request body of `POST /messages`. */
 export const MessagesRequestSchema = Type.Object(
   {
-    model: Type.Optional(Type.String()),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    model: Type.Optional(R.ModelId()),
+    max_tokens: Type.Optional(R.MaxOutputTokens()),
     messages: Type.Array(MessageParamSchema),
     system: Type.Optional(Type.Union([Type.String(), Type.Array(TextBlockSchema)])),
     cache_control: Type.Optional(Nullable(CacheControlSchema)),
     fallbacks: Type.Optional(Type.Array(FallbackSchema, { maxItems: 3 })),
-    models: Type.Optional(Type.Array(Type.String())),
+    models: Type.Optional(R.ModelIds()),
     output_config: Type.Optional(Nullable(OutputConfigSchema)),
     plugins: Type.Optional(Type.Array(Type.Object({ id: Type.String(), enabled: Type.Optional(Type.Boolean()) }, Open))),
     provider: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
@@ -102,15 +104,21 @@ export const MessagesRequestSchema = Type.Object(
     stop_server_tools_when: Type.Optional(StopConditionsSchema),
     trace: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     user: Type.Optional(Type.String({ maxLength: 256 })),
-    tools: Type.Optional(Type.Array(Type.Union([ClientToolSchema, TypedToolSchema]))),
+    tools: Type.Optional(R.Tools(Type.Union([ClientToolSchema, TypedToolSchema]))),
     tool_choice: Type.Optional(MessagesToolChoiceSchema),
     thinking: Type.Optional(ThinkingConfigSchema),
-    stop_sequences: Type.Optional(Type.Array(Type.String())),
+    stop_sequences: Type.Optional(R.StopSequences()),
     stream: Type.Optional(Type.Boolean()),
-    temperature: Type.Optional(Type.Number({ minimum: 0 })),
-    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    top_k: Type.Optional(Type.Integer({ minimum: 0 })),
-    metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Nullable(Type.String({ maxLength: 256 }))) }, Open)),
+    temperature: Type.Optional(R.Temperature()),
+    top_p: Type.Optional(R.TopP()),
+    top_k: Type.Optional(R.TopK()),
+    // Anthropic's metadata holds `user_id`; other keys are warned about and dropped, and capped like metadata anywhere.
+    metadata: Type.Optional(
+      Type.Object(
+        { user_id: Type.Optional(Nullable(Type.String({ maxLength: 256 }))) },
+        { additionalProperties: Type.String({ maxLength: R.METADATA_LIMITS.valueLength }), maxProperties: R.METADATA_LIMITS.pairs },
+      ),
+    ),
     debug: Type.Optional(Type.Object({ echo_upstream_body: Type.Optional(Type.Boolean()) })),
     // Anthropic-only fields: shape is Anthropic's business; they are only forwarded to an Anthropic upstream.
     container: Type.Optional(Type.Unknown()),

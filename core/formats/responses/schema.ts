@@ -1,22 +1,21 @@
 /**
  * TypeBox schema of the Responses request body (spec "Responses request", "Limits"; reference b1–b5).
- * Limits and enums live here so the edge rejects them with a 400 before decode runs; the semantic rules the schema
+ * Limits and enums live here so the edge rejects them with a 400 before decode runs (those with a meaning every
+ * format shares come from ../shared/ranges.ts, so each format applies the same ones); the semantic rules the schema
  * cannot state well (`previous_response_id`, `store`, deferred tools) are enforced by decode with clear messages.
  * Unknown top-level fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode warns about them.
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
+import * as R from "../shared/ranges.ts";
 import { InputItemSchema } from "./schema-items.ts";
 
 /** Spec "Limits": `max_tool_calls` default and maximum. */
 export const MAX_TOOL_CALLS = 30;
-/** Spec "Limits": metadata pairs, key and value lengths. */
-export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as const;
+/** Spec "Limits": metadata pairs, key and value lengths (the same in every format). */
+export const METADATA_LIMITS = R.METADATA_LIMITS;
 /** Spec "Limits": `session_id` and `user` lengths. */
 export const IDENTIFIER_MAX_LENGTH = 256;
-
-/** Metadata key rule: at most 64 characters and no brackets. */
-const METADATA_KEY_PATTERN = `^[^\\[\\]]{0,${METADATA_LIMITS.keyLength}}$`;
 
 /** Text verbosity values (reference b3). */
 export const VERBOSITIES = ["low", "medium", "high", "xhigh", "max"] as const;
@@ -94,7 +93,7 @@ export const ReasoningConfigSchema = Type.Object(
     effort: opt(Nullable(ReasoningEffortSchema)),
     summary: opt(Nullable(StringEnum(["auto", "concise", "detailed"]))),
     enabled: opt(Nullable(Type.Boolean())),
-    max_tokens: opt(Nullable(Type.Integer({ minimum: 0 }))),
+    max_tokens: opt(Nullable(R.ReasoningTokens())),
     mode: opt(Nullable(StringEnum(["standard", "pro"]))),
     context: opt(Nullable(StringEnum(["auto", "all_turns", "current_turn"]))),
   },
@@ -103,11 +102,7 @@ export const ReasoningConfigSchema = Type.Object(
 
 
 /** `metadata` (spec "Limits"): ≤16 pairs, keys ≤64 chars without brackets, string values ≤512 chars. */
-export const MetadataSchema = Type.Record(
-  Type.String({ pattern: METADATA_KEY_PATTERN }),
-  Type.String({ maxLength: METADATA_LIMITS.valueLength }),
-  { maxProperties: METADATA_LIMITS.pairs, additionalProperties: false },
-);
+export const MetadataSchema = R.Metadata();
 
 /** A plugin entry, discriminated by `id`; plugin options are validated by the plugin itself (its optionsSchema). */
 export const PluginSchema = Type.Object({ id: Type.String({ minLength: 1 }), enabled: opt(Type.Boolean()) }, Open);
@@ -115,26 +110,26 @@ export const PluginSchema = Type.Object({ id: Type.String({ minLength: 1 }), ena
 /** The request body of `POST /responses` (spec "Responses request"). */
 export const ResponsesRequestSchema = Type.Object(
   {
-    model: opt(Type.String()),
-    models: opt(Type.Array(Type.String())),
+    model: opt(R.ModelId()),
+    models: opt(R.ModelIds()),
     input: opt(Type.Union([Type.String(), Type.Array(InputItemSchema)])),
     instructions: opt(Nullable(Type.String())),
     background: opt(Nullable(Type.Boolean())),
     stream: opt(Nullable(Type.Boolean())),
     store: opt(Nullable(Type.Literal(false, { description: "Only false is accepted: responses are not stored." }))),
     previous_response_id: opt(Type.Unknown({ description: "Not supported; a non-null value is rejected with 400." })),
-    max_output_tokens: opt(Nullable(Type.Integer({ minimum: 1 }))),
+    max_output_tokens: opt(Nullable(R.MaxOutputTokens())),
     max_tool_calls: opt(Nullable(Type.Integer({ minimum: 0, maximum: MAX_TOOL_CALLS }))),
     stop_server_tools_when: opt(StopConditionsSchema),
-    temperature: opt(Nullable(Type.Number())),
-    top_p: opt(Nullable(Type.Number())),
-    frequency_penalty: opt(Nullable(Type.Number())),
-    presence_penalty: opt(Nullable(Type.Number())),
-    top_k: opt(Type.Integer()),
-    top_logprobs: opt(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+    temperature: opt(Nullable(R.Temperature())),
+    top_p: opt(Nullable(R.TopP())),
+    frequency_penalty: opt(Nullable(R.Penalty())),
+    presence_penalty: opt(Nullable(R.Penalty())),
+    top_k: opt(R.TopK()),
+    top_logprobs: opt(Nullable(R.TopLogprobs())),
     parallel_tool_calls: opt(Nullable(Type.Boolean())),
     tool_choice: opt(ToolChoiceSchema),
-    tools: opt(Type.Array(Type.Union([FunctionToolSchema, ServerToolSchema, OtherToolSchema]))),
+    tools: opt(R.Tools(Type.Union([FunctionToolSchema, ServerToolSchema, OtherToolSchema]))),
     include: opt(Nullable(Type.Array(StringEnum(INCLUDABLES)))),
     modalities: opt(Type.Array(StringEnum(["text", "image"]))),
     image_config: opt(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Array(Type.Unknown())]))),
