@@ -2,6 +2,13 @@
  * Server-sent events, built in one place: frames are relayed as they arrive (pull-based, so a slow client
  * applies back-pressure upstream), idle streams get keep-alive comments from ONE shared ticker (no timer per
  * stream or per chunk), and a client that goes away cancels the source (which aborts the upstream request).
+ *
+ * A client that stays connected but takes no bytes (or too few) is treated as gone (issue 16 items 5 and 16): what
+ * one stream holds for it is bounded by one pending frame (the write is awaited before the next is made) plus the
+ * socket's buffers, and a write that stays pending for `writeTimeoutMs` ends the stream — the connection is closed,
+ * the source released (the upstream stopped, its usage metered, the credit hold settled). No keep-alive comment is
+ * queued behind a pending write: it would only pile up, and its activity would keep Bun's idle time-out from ever
+ * closing the connection.
  */
 const encoder = new TextEncoder();
 
@@ -13,7 +20,15 @@ interface LiveStream {
   lastWrite: number;
   keepAlive: Uint8Array;
   keepAliveMs: number;
+  /** When the pending write started (the client is not taking bytes), or undefined. */
+  writingSince: number | undefined;
+  writeTimeoutMs: number;
+  /** Ends the stream: the client took nothing for `writeTimeoutMs`. */
+  stalled(): void;
 }
+
+/** Default of `SseOptions.writeTimeoutMs` (config `server.stream_write_timeout_ms`). */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
 const live = new Set<LiveStream>();
 /** Keep-alive frames encoded once per distinct frame text, shared by every stream (not one buffer per stream). */
@@ -27,13 +42,18 @@ function keepAliveOf(frame: string): Uint8Array {
 let ticker: ReturnType<typeof setInterval> | undefined;
 let tickerPeriod = 0;
 
-function ensureTicker(keepAliveMs: number): void {
-  if (ticker && tickerPeriod <= keepAliveMs) return;
+/** Runs the shared ticker at least every `periodMs` / 2 (keep-alives and write time-outs share it). */
+function ensureTicker(periodMs: number): void {
+  if (ticker && tickerPeriod <= Math.max(50, Math.floor(periodMs / 2))) return;
   if (ticker) clearInterval(ticker);
-  tickerPeriod = Math.max(50, Math.floor(keepAliveMs / 2));
+  tickerPeriod = Math.max(50, Math.floor(periodMs / 2));
   ticker = setInterval(() => {
     const now = performance.now();
     for (const stream of live) {
+      if (stream.writingSince !== undefined) {
+        if (now - stream.writingSince >= stream.writeTimeoutMs) stream.stalled();
+        continue;
+      }
       if (now - stream.lastWrite < stream.keepAliveMs) continue;
       try {
         stream.controller.write(stream.keepAlive);
@@ -54,6 +74,8 @@ export function openStreamCount(): number {
 
 export interface SseOptions {
   keepAliveMs: number;
+  /** A write the client leaves pending this long ends the stream (default `DEFAULT_WRITE_TIMEOUT_MS`). */
+  writeTimeoutMs?: number;
   keepAliveFrame?: string;
   headers?: Record<string, string>;
   /** Runs once when the stream ends for any reason (done, error, client gone). */
@@ -85,20 +107,45 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
         controller.close();
         return;
       }
-      entry = { controller, lastWrite: performance.now(), keepAlive: keepAliveOf(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT), keepAliveMs: options.keepAliveMs };
-      live.add(entry);
-      ensureTicker(options.keepAliveMs);
+      const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
+      const stream: LiveStream = {
+        controller,
+        lastWrite: performance.now(),
+        keepAlive: keepAliveOf(options.keepAliveFrame ?? KEEP_ALIVE_COMMENT),
+        keepAliveMs: options.keepAliveMs,
+        writingSince: undefined,
+        writeTimeoutMs,
+        stalled: () => {
+          if (closed) return;
+          close();
+          // Closing with an error drops the connection (a plain close would wait for the unread bytes to drain);
+          // the pending write then settles, and the source is released like a client that left.
+          controller.close(new Error(`client read nothing for ${writeTimeoutMs} ms`));
+          void iterator.return?.()?.catch(() => undefined);
+        },
+      };
+      entry = stream;
+      live.add(stream);
+      ensureTicker(Math.min(options.keepAliveMs, writeTimeoutMs));
       try {
         for (;;) {
           const { value, done } = await iterator.next();
           if (done || closed) break;
           const written = controller.write(value);
           const flushed = controller.flush();
-          if (typeof written !== "number") await written;
-          if (typeof flushed !== "number") await flushed;
-          entry.lastWrite = performance.now();
+          if (typeof written !== "number" || typeof flushed !== "number") {
+            stream.writingSince = performance.now();
+            if (typeof written !== "number") await written;
+            if (typeof flushed !== "number") await flushed;
+            stream.writingSince = undefined;
+            // Ended meanwhile (the write time-out): the controller is closed, nothing more is written.
+            if (closed) return;
+          }
+          stream.lastWrite = performance.now();
         }
       } catch (error) {
+        // Ended by the write time-out: the controller is closed already.
+        if (closed) return;
         // Encoders turn failures into in-band error frames; reaching here means the encoder itself broke.
         close();
         controller.close(error instanceof Error ? error : new Error(String(error)));

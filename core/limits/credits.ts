@@ -47,8 +47,9 @@ const LIFETIME_TTL_MS = 30 * DAY_MS;
 export class CreditLedger {
   constructor(
     private readonly kv: Kv,
-    private readonly store: Pick<Store, "keys" | "generations">,
-    private readonly ledger: Pick<UsageLedger, "pendingUsage">,
+    // Only these two reads (a guardrail budget supplies its own: core/guardrails/budgets.ts).
+    private readonly store: { keys: Pick<Store["keys"], "findByHash">; generations: Pick<Store["generations"], "costSince"> },
+    private readonly ledger: Pick<UsageLedger, "pendingUsage" | "pendingUsageSince" | "readConsistently">,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: LimitsConfig,
@@ -133,14 +134,19 @@ export class CreditLedger {
     };
   }
 
-  /** What the store knows the key spent in the window, plus this process's not yet flushed spending. */
+  /**
+   * What the store knows the key spent in the window, plus this process's not yet flushed spending of that window.
+   * The store is read with no ledger write landing in between, and the pending part right after it (synchronously):
+   * a flush during the read would otherwise be counted twice — stored and still pending — and a counter seeded
+   * from that would stay wrong for the whole window.
+   */
   private async storeSpent(record: ApiKeyRecord, window: CreditWindow): Promise<number> {
-    const pending = this.ledger.pendingUsage(record.hash);
     if (window.end === null) {
-      const fresh = await this.store.keys.findByHash(record.hash);
-      return (fresh ?? record).usage + pending;
+      const fresh = await this.ledger.readConsistently(() => this.store.keys.findByHash(record.hash));
+      return (fresh ?? record).usage + this.ledger.pendingUsage(record.hash);
     }
-    return (await this.store.generations.costSince(record.hash, window.start)) + pending;
+    const stored = await this.ledger.readConsistently(() => this.store.generations.costSince(record.hash, window.start));
+    return stored + this.ledger.pendingUsageSince(record.hash, window.start);
   }
 }
 

@@ -51,6 +51,18 @@ const handlers: SocketHandler<Connection> = {
   drain(socket) {
     socket.data.user?.drain();
   },
+  end(socket) {
+    // The server sent FIN. On an idle kept-alive connection that is its idle time-out: marked closed at once, so
+    // the next request takes a fresh connection instead of writing into one the server already gave up (a request
+    // written there could only fail, and is never re-sent: fetch.ts). During an exchange it ends a body delimited
+    // by the connection's close.
+    const connection = socket.data;
+    connection.isClosed = true;
+    const user = connection.user;
+    connection.user = undefined;
+    user?.closed(undefined);
+    socket.terminate();
+  },
   close(socket, error) {
     const connection = socket.data;
     connection.isClosed = true;
@@ -80,6 +92,11 @@ const handlers: SocketHandler<Connection> = {
 export interface TlsSettings {
   /** Extra trusted CA certificates (PEM), e.g. a private upstream's. */
   ca?: string | string[];
+  /** A client certificate (PEM) and its key, for upstreams that authenticate the gateway by mutual TLS. */
+  cert?: string;
+  key?: string;
+  /** The name sent in SNI and checked against the certificate, when it is not the URL's host (an IP, a tunnel). */
+  serverName?: string;
   rejectUnauthorized?: boolean;
 }
 
@@ -96,9 +113,14 @@ export class ConnectionPool {
 
   constructor(private readonly options: PoolOptions) {}
 
-  /** An idle connection to `url`'s origin, or a new one. */
-  async acquire(url: URL): Promise<Connection> {
-    const origin = url.origin;
+  /**
+   * An idle connection to `url`'s origin, or a new one. A call's own TLS settings (a provider's CA, client
+   * certificate, server name) replace the pool's; connections are kept apart per settings, so one provider's
+   * client certificate never carries another's request.
+   */
+  async acquire(url: URL, own?: TlsSettings): Promise<Connection> {
+    const tls = own ?? this.options.tls;
+    const origin = own ? `${url.origin} ${tlsIdentity(own)}` : url.origin;
     const list = this.idle.get(origin);
     while (list && list.length > 0) {
       const connection = list.pop()!;
@@ -111,13 +133,12 @@ export class ConnectionPool {
     const port = url.port ? Number(url.port) : secure ? 443 : 80;
     // Brackets of an IPv6 literal are URL syntax, not part of the address.
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-    const tls = this.options.tls;
     connection.socket = await Bun.connect<Connection>({
       hostname,
       port,
       data: connection,
       socket: handlers,
-      ...(secure ? { tls: { serverName: hostname, ...(tls?.ca ? { ca: tls.ca } : {}), rejectUnauthorized: tls?.rejectUnauthorized ?? true } } : {}),
+      ...(secure ? { tls: socketTls(tls, hostname) } : {}),
     });
     connection.socket.setNoDelay(true);
     return connection;
@@ -152,6 +173,27 @@ export class ConnectionPool {
     }
     this.idle.clear();
   }
+}
+
+/** Bun's socket TLS options for one set of settings: verified against the system roots plus `ca`, by default. */
+function socketTls(tls: TlsSettings | undefined, hostname: string): Record<string, unknown> {
+  return {
+    serverName: tls?.serverName ?? hostname,
+    ...(tls?.ca ? { ca: tls.ca } : {}),
+    ...(tls?.cert ? { cert: tls.cert } : {}),
+    ...(tls?.key ? { key: tls.key } : {}),
+    rejectUnauthorized: tls?.rejectUnauthorized ?? true,
+  };
+}
+
+/** Settings objects come from the config (one per provider) and live as long as the process: numbered once each. */
+const identities = new WeakMap<TlsSettings, string>();
+let nextIdentity = 0;
+
+function tlsIdentity(tls: TlsSettings): string {
+  let id = identities.get(tls);
+  if (id === undefined) identities.set(tls, (id = `tls#${++nextIdentity}`));
+  return id;
 }
 
 /** A transport failure in the shape `transportFailure` classifies: an Error with a `code`. */

@@ -7,8 +7,18 @@
  * Anything else — a Request object, a streamed or form body, a non-HTTP URL, an HTTP(S)_PROXY environment — goes
  * to the fallback (Bun's fetch), so nothing a caller could rely on is lost. Differences from fetch, on purpose:
  * redirects are returned, not followed (provider APIs do not redirect POSTs), and `accept-encoding: identity` is
- * sent unless the caller set an encoding (a compressed reply is still decoded: gzip and deflate).
+ * sent unless the caller set an encoding (a compressed reply is still decoded: gzip, deflate, br and zstd; any
+ * other encoding fails the call rather than hand on bytes nobody can read).
+ *
+ * A request is sent once. The one exception is a request that provably never left: the socket did not take all of
+ * its bytes (a kept-alive connection the server had closed). A reset after the whole request was handed over may
+ * come after the upstream started generating — and billing — it, so it fails like any transport error and routing
+ * decides, counting it as an attempt.
+ *
+ * A call may carry Bun's `tls` option (`{ca, cert, key, serverName, rejectUnauthorized}`): the turn passes a
+ * provider's TLS settings that way, so both this client and Bun's fetch honour them.
  */
+import type { Logger } from "pino";
 import { Connection, ConnectionPool, connectionError, type TlsSettings } from "./connection.ts";
 import { ResponseParser, type ResponseHead } from "./response-parser.ts";
 
@@ -20,6 +30,8 @@ export interface UpstreamFetchOptions {
   fallback?: typeof fetch;
   /** Environment read for proxy settings (tests pass their own). */
   env?: Record<string, string | undefined>;
+  /** Told once when a proxy setting moves every call to the fallback. */
+  logger?: Pick<Logger, "info">;
 }
 
 export type UpstreamFetch = ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) & {
@@ -32,6 +44,8 @@ const encoder = new TextEncoder();
 const NULL_BODY = new Set([204, 205, 304]);
 /** Proxy settings, which only Bun's fetch honours. (NODE_EXTRA_CA_CERTS needs no fallback: Bun's TLS sockets use it too.) */
 const FALLBACK_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"];
+/** Content encodings decoded (Bun's DecompressionStream formats); `br` is Bun's "brotli". */
+const DECODERS: Record<string, string> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate", br: "brotli", zstd: "zstd" };
 /** Chunks queued for a slow reader before the socket is paused. */
 const QUEUED_CHUNKS = 16;
 
@@ -44,7 +58,15 @@ export function createUpstreamFetch(options: UpstreamFetchOptions = {}): Upstrea
   const fallback = options.fallback ?? globalThis.fetch;
   const env = options.env ?? process.env;
   // Decided once: such a setting means every call goes through the fetch that honours it.
-  const proxied = FALLBACK_VARIABLES.some((name) => Boolean(env[name]));
+  const proxySettings = FALLBACK_VARIABLES.filter((name) => Boolean(env[name]));
+  const proxied = proxySettings.length > 0;
+  // An operator who set a proxy for something else must be able to see why streams now cost more memory.
+  if (proxied) {
+    options.logger?.info(
+      { variables: proxySettings },
+      "upstream: a proxy is set in the environment, so every provider call goes through Bun's fetch (which honours it) instead of the gateway's own HTTP client",
+    );
+  }
 
   const upstreamFetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body;
@@ -54,7 +76,8 @@ export function createUpstreamFetch(options: UpstreamFetchOptions = {}): Upstrea
       return fallback(input, init);
     }
     const bytes = body === undefined || body === null ? undefined : typeof body === "string" ? encoder.encode(body) : body instanceof ArrayBuffer ? new Uint8Array(body) : body;
-    const request: OutgoingRequest = { url, method: (init.method ?? "GET").toUpperCase(), headers: init.headers, body: bytes, signal: init.signal ?? undefined };
+    const tls = (init as { tls?: TlsSettings }).tls;
+    const request: OutgoingRequest = { url, method: (init.method ?? "GET").toUpperCase(), headers: init.headers, body: bytes, signal: init.signal ?? undefined, tls };
     return send(pool, request, true);
   };
   return Object.assign(upstreamFetch, { close: () => pool.close() });
@@ -66,6 +89,8 @@ interface OutgoingRequest {
   headers: RequestInit["headers"];
   body: Uint8Array | undefined;
   signal: AbortSignal | undefined;
+  /** This call's own TLS settings (a provider's), else the pool's. */
+  tls: TlsSettings | undefined;
 }
 
 async function send(pool: ConnectionPool, request: OutgoingRequest, mayRetry: boolean): Promise<Response> {
@@ -75,7 +100,8 @@ async function send(pool: ConnectionPool, request: OutgoingRequest, mayRetry: bo
   const requestHead = head(request);
   let connection: Connection;
   try {
-    connection = await (signal ? abortable(pool.acquire(request.url), signal) : pool.acquire(request.url));
+    const acquiring = pool.acquire(request.url, request.tls);
+    connection = await (signal ? abortable(acquiring, signal) : acquiring);
   } catch (thrown) {
     signal?.throwIfAborted();
     throw thrown;
@@ -85,9 +111,10 @@ async function send(pool: ConnectionPool, request: OutgoingRequest, mayRetry: bo
   try {
     return await exchange.response;
   } catch (thrown) {
-    // A kept-alive connection the server closed while it sat idle fails before any byte of an answer: the request
-    // never reached a handler, so it is sent once more on a fresh connection (what browsers and undici do too).
-    if (mayRetry && connection.uses > 1 && !exchange.answered && !signal?.aborted && isReset(thrown)) return send(pool, request, false);
+    // A kept-alive connection the server had closed while it sat idle: sent again on a fresh connection, but only
+    // when the socket did not take the whole request, so no upstream can have received it (and billed it). Once
+    // every byte was handed over, the server may already be generating: that is the caller's failure to judge.
+    if (mayRetry && connection.uses > 1 && !exchange.handedOver && !exchange.answered && !signal?.aborted && isReset(thrown)) return send(pool, request, false);
     throw thrown;
   }
 }
@@ -129,6 +156,8 @@ class Exchange {
   readonly response: Promise<Response>;
   /** True once any byte of the answer arrived. */
   answered = false;
+  /** True once the socket took every byte of the request (it may have reached the upstream from then on). */
+  handedOver = false;
   private resolve!: (response: Response) => void;
   private reject!: (error: unknown) => void;
   private readonly parser: ResponseParser;
@@ -207,6 +236,7 @@ class Exchange {
       }
       unsent.shift();
     }
+    this.handedOver = true;
   }
 
   private onHead(head: ResponseHead): void {
@@ -238,8 +268,14 @@ class Exchange {
       { highWaterMark: QUEUED_CHUNKS },
     );
     const encoding = headers.get("content-encoding")?.trim().toLowerCase();
-    if (encoding === "gzip" || encoding === "deflate") {
-      body = body.pipeThrough(new DecompressionStream(encoding) as unknown as Parameters<typeof body.pipeThrough<Uint8Array>>[0]);
+    if (encoding && encoding !== "identity") {
+      const format = DECODERS[encoding];
+      if (!format) {
+        // Undecodable bytes would reach the adapter as a broken body; a transport failure says what happened.
+        this.fail(connectionError(`upstream answered with an unsupported content-encoding: ${encoding.slice(0, 40)}`, "ERR_CONTENT_ENCODING"));
+        return;
+      }
+      body = body.pipeThrough(new DecompressionStream(format as ConstructorParameters<typeof DecompressionStream>[0]) as unknown as Parameters<typeof body.pipeThrough<Uint8Array>>[0]);
       headers.delete("content-encoding");
       headers.delete("content-length");
     }

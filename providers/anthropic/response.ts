@@ -5,6 +5,7 @@ import { emptyUsage } from "../../core/model/usage.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { ANTHROPIC_REASONING_FORMAT } from "../../core/formats/messages/reasoning-token.ts";
+import { unexpectedBody } from "../shared/http.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { annotationsOf } from "./citations.ts";
@@ -63,8 +64,9 @@ function partsOf(blocks: readonly WireBlock[], searchName: string, warnings: War
  */
 export function fromAnthropicMessage(body: WireMessage, call: ProviderCall): CanonicalResponse {
   if (body.type === "error") throw mapAnthropicError(200, body, new Headers(), call.helpers.error);
+  if (!Array.isArray(body.content)) throw unexpectedBody(call, "no content blocks");
   const warnings: Warning[] = call.request.warnings;
-  const parts = partsOf(body.content ?? [], webSearchPartName(call.request), warnings);
+  const parts = partsOf(body.content, webSearchPartName(call.request), warnings);
   const response: CanonicalResponse = {
     id: body.id ?? "",
     model: body.model ?? call.target.upstreamModel,

@@ -46,6 +46,10 @@ export function mapGeminiError(status: number, body: unknown, headers: Headers, 
   if (effective === 400 && message !== undefined && TOO_MANY_TOKENS.test(message)) {
     return make("context_length_exceeded", message, { status: 400, retryable: false, metadata: { ...metadata, provider_message: message } });
   }
+  if (effective === 503 && message !== undefined && /overloaded/i.test(message)) {
+    // Google says "The model is overloaded" with a 503 UNAVAILABLE: an overload (529), not a failed upstream.
+    return make("provider_overloaded", message, { status: 529, retryable: true, metadata: { ...metadata, provider_message: message } });
+  }
   if (rpc === "FAILED_PRECONDITION") {
     // e.g. "User location is not supported" or billing not enabled: the operator's setup, not the client's request.
     return make("provider_unavailable", message ?? "Upstream precondition failed", { status: 502, retryable: true, metadata: message ? { ...metadata, provider_message: message } : metadata });

@@ -2,6 +2,7 @@
 import { ResponseBuilder } from "../../core/model/collect.ts";
 import type { CanonicalResponse } from "../../core/model/response.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
+import { unexpectedBody } from "../shared/http.ts";
 import { mapGeminiError } from "./errors.ts";
 import { GeminiTranslator } from "./events.ts";
 import type { GeminiResponse } from "./wire.ts";
@@ -12,6 +13,8 @@ import type { GeminiResponse } from "./wire.ts";
  */
 export function fromGeminiResponse(body: GeminiResponse, call: ProviderCall): CanonicalResponse {
   if (body.error !== undefined) throw mapGeminiError(200, body, new Headers(), call.helpers.error);
+  // A blocked prompt has no candidates, but says so in `promptFeedback`; a body with neither is not an answer.
+  if (!Array.isArray(body.candidates) && (typeof body.promptFeedback !== "object" || body.promptFeedback === null)) throw unexpectedBody(call, "no candidates");
   const translator = new GeminiTranslator(call, call.request.warnings);
   const builder = new ResponseBuilder();
   for (const event of translator.chunk(body)) builder.add(event);

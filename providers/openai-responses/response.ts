@@ -5,6 +5,7 @@ import { emptyUsage } from "../../core/model/usage.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { RESPONSES_REASONING_FORMAT } from "./input.ts";
+import { unexpectedBody } from "../shared/http.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
 import { webSearchPart, withWebSearches } from "./web-search.ts";
 import type { WireOutputItem, WireResponse } from "./wire.ts";
@@ -68,8 +69,9 @@ export function fromResponsesResult(body: WireResponse, call: ProviderCall): Can
   if (body.status === "failed" || (body.error !== undefined && body.error !== null)) {
     throw mapFailure(body.error, body.error_type, call);
   }
+  if (!Array.isArray(body.output)) throw unexpectedBody(call, "no output");
   const warnings: Warning[] = [];
-  const { parts, logprobs } = partsFromOutput(body.output ?? [], call, warnings);
+  const { parts, logprobs } = partsFromOutput(body.output, call, warnings);
   const response: CanonicalResponse = {
     id: body.id ?? "",
     model: body.model ?? call.target.upstreamModel,

@@ -4,6 +4,7 @@ import type { CanonicalResponse } from "../../core/model/response.ts";
 import { emptyUsage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
+import { unexpectedBody } from "../shared/http.ts";
 import { mapFinish } from "./finish.ts";
 import { reasoningParts } from "./reasoning.ts";
 import { mapUsage } from "./usage.ts";
@@ -18,8 +19,9 @@ export function fromChatCompletion(body: ChatCompletion, call: ProviderCall): Ca
     const status = typeof body.error.code === "number" ? body.error.code : 502;
     throw mapUpstreamError(status, body, new Headers(), call.helpers.error);
   }
-  // Only choice 0: the adapter never asks for `n` > 1.
-  const choice = body.choices?.find((c) => (c.index ?? 0) === 0);
+  // Only choice 0: the adapter never asks for `n` > 1. A completion without it is no completion at all.
+  const choice = Array.isArray(body.choices) ? body.choices.find((c) => typeof c === "object" && c !== null && (c.index ?? 0) === 0) : undefined;
+  if (choice === undefined) throw unexpectedBody(call, "no choices[0]");
   const message = choice?.message ?? {};
   const parts: Part[] = [...reasoningParts(message)];
   if (typeof message.content === "string" && message.content !== "") {

@@ -109,15 +109,15 @@ function byStatus(status: number): Mapping {
       return { type: "unprocessable", status: 422, retryable: false };
     case 429:
       return { type: "rate_limit_exceeded", status: 429, retryable: true };
-    case 503:
-      return { type: "provider_overloaded", status: 503, retryable: true };
     case 504:
     case 524:
       return { type: "timeout", status: 524, retryable: true };
     case 529:
       return { type: "provider_overloaded", status: 529, retryable: true };
     default:
-      // 500, 502 and any other 5xx: the upstream failed; another attempt may not.
+      // 500, 502, 503 and any other 5xx: the upstream failed; another attempt may not. 503 is the gateway's own
+      // "temporarily unavailable" (its stores), so an upstream's 503 is reported as the upstream failure it is; an
+      // upstream that says it is overloaded (529, `overloaded_error`) is 529.
       if (status >= 500) return { type: "provider_unavailable", status: 502, retryable: true };
       // A redirect (never followed: core/upstream-http) means the provider's base_url is wrong or moved: the
       // client's request is fine, and another endpoint may serve it.
@@ -144,8 +144,8 @@ export function mapUpstreamError(
   let mapping: Mapping = base;
   const coded = codeMapping(fields);
   if (coded?.type === "provider_overloaded") {
-    // Anthropic's `overloaded_error` can arrive on a 500 as well as its usual 529.
-    mapping = { type: "provider_overloaded", status: status === 503 ? 503 : 529, retryable: true };
+    // Anthropic's `overloaded_error` can arrive on a 500 or a 503 as well as its usual 529.
+    mapping = { type: "provider_overloaded", status: 529, retryable: true };
   } else if (coded && status < 500 && base.generic === undefined) {
     // A documented code refines a client-side status (a 400 `context_length_exceeded`, a 429 `insufficient_quota`).
     mapping = { type: coded.type, status: coded.status ?? DEFAULT_STATUS[coded.type], retryable: coded.retryable ?? false };
@@ -155,7 +155,8 @@ export function mapUpstreamError(
   const metadata: Record<string, unknown> = { provider_code: fields.code ?? fields.type ?? status, provider_status: status };
   if (mapping.generic === undefined && fields.message !== undefined) metadata.provider_message = fields.message;
   const init: GatewayErrorInit = { status: mapping.status, retryable: mapping.retryable, metadata };
-  if (mapping.type === "rate_limit_exceeded" || mapping.type === "provider_overloaded") {
+  // An upstream's Retry-After is honoured whenever waiting could help: a rate limit, an overload, a 503.
+  if (mapping.type === "rate_limit_exceeded" || mapping.type === "provider_overloaded" || status === 503) {
     const retryAfter = parseRetryAfter(headers);
     if (retryAfter !== undefined) init.retryAfter = retryAfter;
   }

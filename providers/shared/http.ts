@@ -123,10 +123,21 @@ function errorCode(value: unknown): string | undefined {
 /** Reads a JSON object body; anything else (array, scalar) is a 502 the router may retry elsewhere. */
 export async function readJsonObject<T>(call: CallContext, response: Response): Promise<T> {
   const body = await readJson(call, response);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw call.helpers.error("provider_unavailable", "Upstream provider returned an unexpected body", { status: 502, retryable: true });
-  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw unexpectedBody(call, "not a JSON object");
   return body as T;
+}
+
+/**
+ * A 2xx body that is JSON but not the answer the adapter asked for (`{"hello":"world"}` instead of a completion):
+ * the same retryable 502 as invalid JSON, never an empty "successful" answer with zero usage. Each adapter's
+ * response.ts checks the one field its answer cannot lack.
+ */
+export function unexpectedBody(call: CallContext, detail: string): GatewayError {
+  return call.helpers.error("provider_unavailable", `Upstream provider returned an unexpected body (${detail})`, {
+    status: 502,
+    retryable: true,
+    metadata: { provider_code: "invalid_response" },
+  });
 }
 
 /** The body of a streaming reply; a reply without one is a 502 the router may retry elsewhere. */

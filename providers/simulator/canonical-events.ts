@@ -3,16 +3,18 @@ import type { StreamEvent } from "../../core/model/events.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { streamInterrupted } from "../shared/stream.ts";
 import type { SimPiece, SimPlan } from "./engine.ts";
-import { sleep } from "./sleep.ts";
+import { sleep, yieldIfBusy } from "./sleep.ts";
 
 type Open = { kind: "reasoning" | "text" | "tool"; id: string } | undefined;
 
 /**
  * Emits start, one event group per piece (waiting `chunkDelayMs` between pieces), then usage and finish.
  * With `cutAfter` the stream stops after that many pieces with the error an adapter reports for a cut upstream
- * stream. An abort of `call.signal` rejects with its reason between pieces.
+ * stream. An abort of `call.signal` rejects with its reason between pieces. Pieces are made as they are read.
  */
 export async function* planEvents(plan: SimPlan, call: ProviderCall): AsyncGenerator<StreamEvent, void, undefined> {
+  // Without delays, the event loop still gets its turns (sleep.ts): a busy simulator answers in slices.
+  await yieldIfBusy();
   yield {
     type: "start",
     id: plan.id,
@@ -21,10 +23,13 @@ export async function* planEvents(plan: SimPlan, call: ProviderCall): AsyncGener
     created: Math.floor(call.helpers.now() / 1000),
   };
   let open: Open;
-  for (let i = 0; i < plan.pieces.length; i++) {
-    await sleep(i === 0 ? 0 : plan.timing.chunkDelayMs, call.signal);
+  const count = plan.pieceCount;
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && plan.timing.chunkDelayMs > 0) await sleep(plan.timing.chunkDelayMs, call.signal);
+    else await yieldIfBusy();
+    call.signal.throwIfAborted();
     if (plan.timing.cutAfter !== undefined && i >= plan.timing.cutAfter) break;
-    const piece = plan.pieces[i];
+    const piece = plan.piece(i);
     if (piece === undefined) continue;
     const out: StreamEvent[] = [];
     open = pieceEvents(piece, open, out);

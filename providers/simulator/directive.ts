@@ -13,8 +13,10 @@
  * | status    | fail with this HTTP status (400–599) instead of replying (`fail_status`) |
  * | cut       | end the stream after N chunks with no finish and no [DONE] (fault tests) |
  *
- * Values are non-negative integers. An unknown key or a bad value fails the request with a 400, so a typo in a test
- * is loud rather than silently ignored.
+ * Values are non-negative integers up to a cap per key (`DIRECTIVE_CAPS`: 100,000 tokens, 10 minutes of latency,
+ * one minute between chunks). An unknown key, a bad value or one over its cap fails the request with a 400, so a
+ * typo in a test is loud rather than silently ignored, and no request can make the simulator build an answer of
+ * unbounded size (issue 16 item 13: `tokens=999999` overflowed the stack).
  */
 
 /** Overrides parsed from a directive. */
@@ -29,6 +31,17 @@ export interface Directive {
 }
 
 const KEYS = new Set<keyof Directive>(["tokens", "latency", "delay", "chunk", "reasoning", "status", "cut"]);
+
+/** The largest value each key takes; also the caps of the matching simulator options (options.ts). */
+export const DIRECTIVE_CAPS: Readonly<Record<keyof Directive, number>> = Object.freeze({
+  tokens: 100_000,
+  reasoning: 100_000,
+  chunk: 100_000,
+  cut: 1_000_000,
+  latency: 600_000,
+  delay: 60_000,
+  status: 599,
+});
 const PATTERN = /\[sim(?:\s+([^\]]*))?\]/;
 
 /** Finds and parses the first `[sim …]` in `text`; throws a message string for a malformed one. */
@@ -42,6 +55,8 @@ export function parseDirective(text: string): Directive {
     const raw = eq === -1 ? "" : token.slice(eq + 1);
     if (!isKey(key)) throw new DirectiveError(`unknown simulator directive key "${key}"`);
     if (!/^\d+$/.test(raw)) throw new DirectiveError(`simulator directive ${key} needs a non-negative integer, got "${raw}"`);
+    // Compared as text first: a thousand-digit number is refused without being converted.
+    if (raw.length > 9 || Number(raw) > DIRECTIVE_CAPS[key]) throw new DirectiveError(`simulator directive ${key} must be at most ${DIRECTIVE_CAPS[key]}`);
     const value = Number(raw);
     if (key === "status" && (value < 400 || value > 599)) throw new DirectiveError("simulator directive status must be 400-599");
     if (key === "chunk" && value < 1) throw new DirectiveError("simulator directive chunk must be at least 1");

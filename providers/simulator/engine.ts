@@ -47,19 +47,97 @@ export interface SimTiming {
   cutAfter?: number;
 }
 
-/** Everything a front end needs to answer one request. */
-export interface SimPlan {
-  /** Deterministic completion id (`chatcmpl-sim-<hash>`). */
-  id: string;
-  timing: SimTiming;
+/**
+ * Everything a front end needs to answer one request. The output is not built up front: `piece(i)` makes each
+ * chunk when it is read, from the plan's layout, so a long reply to a client that never reads costs nothing while
+ * it waits (issue 16 item 16: 500 unread streams of precomputed pieces held 1.3 GB). `pieces`, `text` and
+ * `reasoning` build the whole thing, for the non-streamed answer and for tests.
+ */
+export class SimPlan {
   /** Set when the request must fail with this HTTP status instead of answering. */
   failure?: { status: number; message: string };
-  reasoning: string;
-  text: string;
   toolCall?: { id: string; name: string; arguments: string };
-  finishReason: "stop" | "length" | "tool_calls";
-  usage: { promptTokens: number; completionTokens: number; reasoningTokens: number };
-  pieces: SimPiece[];
+
+  constructor(
+    /** Deterministic completion id (`chatcmpl-sim-<hash>`). */
+    readonly id: string,
+    readonly timing: SimTiming,
+    readonly finishReason: "stop" | "length" | "tool_calls",
+    readonly usage: { promptTokens: number; completionTokens: number; reasoningTokens: number },
+    readonly layout: SimLayout,
+  ) {}
+
+  /** Stream chunks: reasoning first, then the tool call or the reply. */
+  get pieceCount(): number {
+    const { reasoning, reply, perChunk, toolArgs } = this.layout;
+    const head = Math.ceil(reasoning.count / perChunk);
+    if (this.toolCall) return head + 1 + Math.ceil(toolArgs.length / TOOL_ARGS_PIECE);
+    return head + Math.ceil(reply.count / perChunk);
+  }
+
+  piece(index: number): SimPiece | undefined {
+    const { reasoning, reply, perChunk, toolArgs } = this.layout;
+    const head = Math.ceil(reasoning.count / perChunk);
+    if (index < 0) return undefined;
+    if (index < head) return { kind: "reasoning", text: chunkText(reasoning, index, perChunk) };
+    const rest = index - head;
+    if (this.toolCall) {
+      if (rest === 0) return { kind: "tool-start", id: this.toolCall.id, name: this.toolCall.name };
+      const at = (rest - 1) * TOOL_ARGS_PIECE;
+      return at < toolArgs.length ? { kind: "tool-args", text: toolArgs.slice(at, at + TOOL_ARGS_PIECE) } : undefined;
+    }
+    return rest * perChunk < reply.count ? { kind: "text", text: chunkText(reply, rest, perChunk) } : undefined;
+  }
+
+  get pieces(): SimPiece[] {
+    const out: SimPiece[] = [];
+    for (let i = 0, n = this.pieceCount; i < n; i++) out.push(this.piece(i)!);
+    return out;
+  }
+
+  /** The reply text (empty for a tool call). */
+  get text(): string {
+    return this.toolCall ? "" : wordsOf(this.layout.reply).join(" ");
+  }
+
+  get reasoning(): string {
+    return wordsOf(this.layout.reasoning).join(" ");
+  }
+}
+
+/** A run of words: `fixed` first, then words of the vocabulary from `offset` on, `count` in all. */
+export interface WordRun {
+  fixed: readonly string[];
+  offset: number;
+  count: number;
+}
+
+/** What the plan's output is made of. */
+export interface SimLayout {
+  reasoning: WordRun;
+  reply: WordRun;
+  perChunk: number;
+  /** The tool call's arguments (empty without one). */
+  toolArgs: string;
+}
+
+function wordAt(run: WordRun, index: number): string {
+  return index < run.fixed.length ? run.fixed[index]! : (VOCABULARY[(run.offset + index - run.fixed.length) % VOCABULARY.length] ?? "alpha");
+}
+
+function wordsOf(run: WordRun): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < run.count; i++) out.push(wordAt(run, i));
+  return out;
+}
+
+/** Chunk `index`: its words, after a space unless it is the first, so the chunks concatenate to the text. */
+function chunkText(run: WordRun, index: number, perChunk: number): string {
+  const from = index * perChunk;
+  const to = Math.min(run.count, from + perChunk);
+  let text = index === 0 ? "" : " ";
+  for (let i = from; i < to; i++) text += (i === from ? "" : " ") + wordAt(run, i);
+  return text;
 }
 
 /** The fixed vocabulary replies are drawn from, cycling from an offset seeded by the prompt's hash. */
@@ -76,14 +154,15 @@ export function simulate(request: SimRequest, options: SimulatorOptions = {}): S
   const prompt = request.messages.map((m) => m.texts.join("\n")).join("\n");
   const seed = fnv1a(prompt);
   const promptTokens = countPromptTokens(request.messages);
-  const base = { id: `chatcmpl-sim-${hex8(seed)}`, reasoning: "", text: "", pieces: [] as SimPiece[] };
+  const id = `chatcmpl-sim-${hex8(seed)}`;
   const empty = { promptTokens, completionTokens: 0, reasoningTokens: 0 };
+  const nothing: SimLayout = { reasoning: NO_WORDS, reply: NO_WORDS, perChunk: 1, toolArgs: "" };
   let directive: Directive;
   try {
     directive = parseDirective(lastUserText(request.messages));
   } catch (thrown) {
     const message = thrown instanceof DirectiveError ? thrown.message : String(thrown);
-    return { ...base, timing: { latencyMs: 0, chunkDelayMs: 0 }, failure: { status: 400, message }, finishReason: "stop", usage: empty };
+    return failed(new SimPlan(id, { latencyMs: 0, chunkDelayMs: 0 }, "stop", empty, nothing), { status: 400, message });
   }
   const timing: SimTiming = {
     latencyMs: directive.latency ?? options.latency_ms ?? SIMULATOR_DEFAULTS.latency_ms,
@@ -93,40 +172,49 @@ export function simulate(request: SimRequest, options: SimulatorOptions = {}): S
   const failStatus = directive.status ?? options.fail_status;
   if (failStatus !== undefined) {
     const message = options.fail_message ?? `Simulated upstream failure (HTTP ${failStatus})`;
-    return { ...base, timing, failure: { status: failStatus, message }, finishReason: "stop", usage: empty };
+    return failed(new SimPlan(id, timing, "stop", empty, nothing), { status: failStatus, message });
   }
   const perChunk = directive.chunk ?? options.tokens_per_chunk ?? SIMULATOR_DEFAULTS.tokens_per_chunk;
   let budget = request.maxTokens ?? Number.POSITIVE_INFINITY;
   const wantedReasoning = directive.reasoning ?? 0;
-  const reasoningWords = cycle(seed + 7, Math.min(wantedReasoning, budget));
-  budget -= reasoningWords.length;
-  const pieces = chunkWords(reasoningWords, perChunk).map((text): SimPiece => ({ kind: "reasoning", text }));
-  const reasoning = reasoningWords.join(" ");
-  const reasoningCut = reasoningWords.length < wantedReasoning;
+  const reasoning: WordRun = { fixed: [], offset: (seed + 7) % VOCABULARY.length, count: Math.min(wantedReasoning, budget) };
+  budget -= reasoning.count;
+  const reasoningCut = reasoning.count < wantedReasoning;
 
   const tool = pickTool(request);
   if (tool !== undefined && !reasoningCut) {
     const args = JSON.stringify(argumentsFromSchema(tool.parameters));
     const toolCall = { id: `call_sim_${hex8(fnv1a(tool.name, seed))}`, name: tool.name, arguments: args };
-    pieces.push({ kind: "tool-start", id: toolCall.id, name: tool.name });
-    for (let i = 0; i < args.length; i += TOOL_ARGS_PIECE) pieces.push({ kind: "tool-args", text: args.slice(i, i + TOOL_ARGS_PIECE) });
-    const completionTokens = reasoningWords.length + countTokens(tool.name) + countTokens(args);
-    return { ...base, timing, reasoning, toolCall, pieces, finishReason: "tool_calls", usage: { promptTokens, completionTokens, reasoningTokens: reasoningWords.length } };
+    const completionTokens = reasoning.count + countTokens(tool.name) + countTokens(args);
+    const plan = new SimPlan(id, timing, "tool_calls", { promptTokens, completionTokens, reasoningTokens: reasoning.count }, { reasoning, reply: NO_WORDS, perChunk, toolArgs: args });
+    plan.toolCall = toolCall;
+    return plan;
   }
   const wanted = replyWords(request.messages, seed, directive.tokens ?? options.output_tokens ?? SIMULATOR_DEFAULTS.output_tokens);
-  const replyWordsOut = wanted.slice(0, Math.max(0, Math.min(wanted.length, budget)));
-  pieces.push(...chunkWords(replyWordsOut, perChunk).map((text): SimPiece => ({ kind: "text", text })));
-  const finishReason = reasoningCut || replyWordsOut.length < wanted.length ? "length" : "stop";
-  const usage = { promptTokens, completionTokens: reasoningWords.length + replyWordsOut.length, reasoningTokens: reasoningWords.length };
-  return { ...base, timing, reasoning, text: replyWordsOut.join(" "), pieces, finishReason, usage };
+  const reply: WordRun = { ...wanted, count: Math.max(0, Math.min(wanted.count, budget)) };
+  const finishReason = reasoningCut || reply.count < wanted.count ? "length" : "stop";
+  const usage = { promptTokens, completionTokens: reasoning.count + reply.count, reasoningTokens: reasoning.count };
+  return new SimPlan(id, timing, finishReason, usage, { reasoning, reply, perChunk, toolArgs: "" });
+}
+
+const NO_WORDS: WordRun = Object.freeze({ fixed: [], offset: 0, count: 0 });
+
+function failed(plan: SimPlan, failure: { status: number; message: string }): SimPlan {
+  plan.failure = failure;
+  return plan;
 }
 
 /** After tool results: "Tool result: <their words>"; otherwise "Simulated reply: <vocabulary words>" of `count` words. */
-function replyWords(messages: SimMessage[], seed: number, count: number): string[] {
-  const results: string[] = [];
-  for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) results.unshift(...(messages[i]?.texts ?? []));
-  if (results.length > 0) return ["Tool", "result:", ...results.flatMap(words)];
-  return ["Simulated", "reply:", ...cycle(seed, Math.max(0, count - 2))].slice(0, count);
+function replyWords(messages: SimMessage[], seed: number, count: number): WordRun {
+  let first = messages.length;
+  while (first > 0 && messages[first - 1]?.role === "tool") first--;
+  if (messages.slice(first).some((m) => m.texts.length > 0)) {
+    // Pushed word by word, never spread: a large tool result must not overflow the stack.
+    const fixed = ["Tool", "result:"];
+    for (let i = first; i < messages.length; i++) for (const text of messages[i]!.texts) for (const word of words(text)) fixed.push(word);
+    return { fixed, offset: 0, count: fixed.length };
+  }
+  return { fixed: ["Simulated", "reply:"], offset: seed % VOCABULARY.length, count };
 }
 
 /** Calls a tool when tools are offered, the choice is not `none` and the last message is not a tool result. */
@@ -144,18 +232,4 @@ function lastUserText(messages: SimMessage[]): string {
     if (message?.role === "user") return message.texts.join("\n");
   }
   return "";
-}
-
-function cycle(seed: number, count: number): string[] {
-  const out: string[] = [];
-  const offset = seed % VOCABULARY.length;
-  for (let i = 0; i < count; i++) out.push(VOCABULARY[(offset + i) % VOCABULARY.length] ?? "alpha");
-  return out;
-}
-
-/** Groups words into chunk texts whose concatenation is `words.join(" ")`. */
-function chunkWords(list: string[], perChunk: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < list.length; i += perChunk) out.push((i === 0 ? "" : " ") + list.slice(i, i + perChunk).join(" "));
-  return out;
 }

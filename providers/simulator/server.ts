@@ -154,7 +154,7 @@ function sseBody(plan: SimPlan, identity: ChatIdentity, includeUsage: boolean, s
         controller.close();
         return;
       }
-      const piece = plan.pieces[next];
+      const piece = plan.piece(next);
       if (piece !== undefined) {
         controller.enqueue(frame(pieceChunk(plan, identity, piece, next === 0)));
         next++;

@@ -194,11 +194,11 @@ describe("streaming", () => {
 });
 
 describe("upstream failures", () => {
-  test("an upstream 503 becomes a 503 envelope with error_type", async () => {
-    const res = await gw.request("/chat/completions", { method: "POST", json: { model: "acme/model-a", messages: [{ role: "user", content: "[sim status=503]" }] } });
-    expect(res.status).toBe(503);
+  test("an upstream 529 (overloaded) becomes a 529 envelope with error_type", async () => {
+    const res = await gw.request("/chat/completions", { method: "POST", json: { model: "acme/model-a", messages: [{ role: "user", content: "[sim status=529]" }] } });
+    expect(res.status).toBe(529);
     const body = (await res.json()) as { error: { code: number; metadata: { error_type: string } }; service_metadata: unknown; user_id: unknown };
-    expect(body.error.code).toBe(503);
+    expect(body.error.code).toBe(529);
     expect(body.error.metadata.error_type).toBe("provider_overloaded");
     expect(body.service_metadata).toBeNull();
     expect(body.user_id).toBeNull();

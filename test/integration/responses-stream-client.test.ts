@@ -100,7 +100,7 @@ describe("failures as the client sees them", () => {
   });
 
   for (const [label, model, input, status, errorType] of [
-    ["openai adapter", CHAT, "[sim status=503]", 503, "provider_overloaded"],
+    ["openai adapter", CHAT, "[sim status=529]", 529, "provider_overloaded"],
     ["openai-responses adapter", NATIVE, "[fake error status=429]", 429, "rate_limit_exceeded"],
   ] as const) {
     test(`${label}: a failure before the stream started is a normal ${status} with the envelope`, async () => {

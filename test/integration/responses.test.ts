@@ -298,11 +298,11 @@ describe("service_metadata", () => {
 describe("upstream failures (non-streaming)", () => {
   const envelope = async (res: Response) => (await res.json()) as { error: { code: number; message: string; metadata: Json }; service_metadata: unknown; user_id: unknown };
 
-  test("openai adapter: an upstream 503 is a 503 envelope with error_type", async () => {
-    const res = await rig.gw.request("/responses", { method: "POST", json: { model: CHAT, input: "[sim status=503]" } });
-    expect(res.status).toBe(503);
+  test("openai adapter: an upstream 529 is a 529 envelope with error_type", async () => {
+    const res = await rig.gw.request("/responses", { method: "POST", json: { model: CHAT, input: "[sim status=529]" } });
+    expect(res.status).toBe(529);
     const body = await envelope(res);
-    expect(body.error.code).toBe(503);
+    expect(body.error.code).toBe(529);
     expect(body.error.metadata.error_type).toBe("provider_overloaded");
     expect(body.service_metadata).toBeNull();
     expect(body.user_id).toBeNull();

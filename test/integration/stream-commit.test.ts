@@ -44,13 +44,13 @@ const stream = (model: string, content: string, extra: Record<string, unknown> =
 
 describe("stream commit point", () => {
   test("a fast failure before any output keeps its HTTP status and envelope", async () => {
-    const res = await stream("acme/solo", "[sim status=503]");
-    expect(res.status).toBe(503);
+    const res = await stream("acme/solo", "[sim status=529]");
+    expect(res.status).toBe(529);
     expect(((await res.json()) as { error: { metadata: { error_type: string } } }).error.metadata.error_type).toBe("provider_overloaded");
   });
 
   test("a slow failure arrives in-band after keep-alives, with error_type, then [DONE]", async () => {
-    const res = await stream("acme/solo", "[sim latency=350 status=503]");
+    const res = await stream("acme/solo", "[sim latency=350 status=529]");
     expect(res.status).toBe(200);
     const raw = await res.text();
     expect(raw).toContain(": SERVICE PROCESSING");

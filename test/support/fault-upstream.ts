@@ -8,7 +8,10 @@ import type { Socket, TCPSocketListener } from "bun";
 
 /** What the upstream does with one request. */
 export type Fault =
-  | { kind: "ok"; text?: string; latencyMs?: number; chunkDelayMs?: number }
+  /** `keepAlive`: the (non-streamed) answer keeps the connection open for the next request. */
+  | { kind: "ok"; text?: string; latencyMs?: number; chunkDelayMs?: number; keepAlive?: boolean }
+  /** A 200 whose body is `body` as is (any JSON, or any text), with extra headers. */
+  | { kind: "body"; body: string | Uint8Array; headers?: Record<string, string> }
   | { kind: "status"; status: number; retryAfter?: string; message?: string }
   | { kind: "reset" }
   | { kind: "hang" }
@@ -55,11 +58,20 @@ export function startFaultUpstream(label = "fault"): FaultUpstream {
         const conn = socket.data;
         if (conn.handled) return;
         conn.buffer = Buffer.concat([conn.buffer, chunk]);
-        const request = parseRequest(conn.buffer);
-        if (!request) return;
+        const parsed = parseRequest(conn.buffer);
+        if (!parsed) return;
+        const { body: request, length } = parsed;
         conn.handled = true;
         const fault = queue.shift() ?? state.fallback;
         requests.push({ body: request, fault, at: Date.now() });
+        if (fault.kind === "ok" && fault.keepAlive && request.stream !== true) {
+          // Answered, and the connection stays open for the next request (a keep-alive upstream).
+          conn.buffer = conn.buffer.subarray(length);
+          conn.handled = false;
+          const payload = JSON.stringify(completion(request, fault.text ?? `hello from ${label}`));
+          socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: keep-alive\r\n\r\n${payload}`);
+          return;
+        }
         respond(socket, request, fault, label);
       },
       close(socket) {
@@ -82,17 +94,17 @@ export function startFaultUpstream(label = "fault"): FaultUpstream {
   };
 }
 
-/** The JSON body once headers and `content-length` bytes have arrived. */
-function parseRequest(buffer: Buffer): Record<string, unknown> | undefined {
+/** The JSON body (and the request's length in bytes) once headers and `content-length` bytes have arrived. */
+function parseRequest(buffer: Buffer): { body: Record<string, unknown>; length: number } | undefined {
   const end = buffer.indexOf("\r\n\r\n");
   if (end < 0) return undefined;
   const head = buffer.subarray(0, end).toString("latin1");
   const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
   if (buffer.length < end + 4 + length) return undefined;
   try {
-    return JSON.parse(buffer.subarray(end + 4, end + 4 + length).toString("utf8")) as Record<string, unknown>;
+    return { body: JSON.parse(buffer.subarray(end + 4, end + 4 + length).toString("utf8")) as Record<string, unknown>, length: end + 4 + length };
   } catch {
-    return {};
+    return { body: {}, length: end + 4 + length };
   }
 }
 
@@ -110,6 +122,13 @@ function respond(socket: Socket<Conn>, body: Record<string, unknown>, fault: Fau
       if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
       const payload = JSON.stringify({ error: { message: fault.message ?? `${label} failed with ${fault.status}`, type: "fault", code: null } });
       writeAll(socket, fault.status, headers, payload);
+      return;
+    }
+    case "body": {
+      const payload = typeof fault.body === "string" ? Buffer.from(fault.body) : Buffer.from(fault.body);
+      const head = Object.entries({ "content-type": "application/json", ...fault.headers, "content-length": String(payload.length), connection: "close" }).map(([k, v]) => `${k}: ${v}`);
+      socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\n${head.join("\r\n")}\r\n\r\n`), payload]));
+      socket.end();
       return;
     }
     case "malformed":

@@ -14,13 +14,14 @@ import { GatewayError } from "../../errors.ts";
 import type { CreditHold } from "../../limits/credits.ts";
 import { promptSize, promptTokenEstimate, type PromptSize } from "../../limits/estimate.ts";
 import { checkRateLimits } from "../../limits/rate-limit.ts";
-import { ceilingFor, sizeReservation, type ReservationSize } from "../../limits/reservation.ts";
+import { catalogCeiling, ceilingFor, sizeReservation, type ReservationSize } from "../../limits/reservation.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import { throttledError } from "../../routing/throttled-log.ts";
 import type { ApiKeyRecord } from "../../store/types.ts";
 import type { RequestContext } from "../context.ts";
 import type { Outcome } from "../outcome.ts";
 import type { Stage } from "../stage.ts";
+import { settleFailure } from "./accounting.ts";
 import { roundUsd } from "../../accounting/money.ts";
 
 const errorLoggers = new WeakMap<object, (err: unknown, message: string) => void>();
@@ -28,29 +29,41 @@ const errorLoggers = new WeakMap<object, (err: unknown, message: string) => void
 export const limitsStage: Stage = {
   name: "limits",
   async run(ctx, next) {
-    const record = ctx.principal?.record;
-    if (!record) return next();
-    const settings = limitsOf(ctx.deps.config);
-    const rateLimit = record.rateLimit ?? settings.rateLimit;
-    let size: PromptSize | undefined;
-    if (rateLimit) {
-      size = promptSize(ctx.request);
-      await enforceRateLimits(ctx, record.hash, rateLimit, promptTokenEstimate(size) + (ctx.request.maxTokens ?? 0));
-    }
-    if (record.limit === null) return next();
-    const hold = await reserveCredits(ctx, { ...record, limit: record.limit }, size ?? promptSize(ctx.request));
-    if (!hold) return next();
-    ctx.credit = hold;
-    let outcome: Outcome | undefined;
+    if (!ctx.principal?.record) return next();
     try {
-      outcome = await next();
-      return outcome;
-    } finally {
-      // A stream settles when it ends (accounting); anything else accounting did not settle is released.
-      if (outcome?.kind !== "stream") hold.release().catch((err: unknown) => logError(ctx, err, "limits: credit reservation release failed (it will expire)"));
+      return await limited(ctx, next);
+    } catch (error) {
+      // Refused here (402, 429, a 503 of the credit store) or in a stage before accounting: the answer still gets
+      // its generation record (accounting settles everything after it itself).
+      if (!ctx.spend.settled) settleFailure(ctx, error);
+      throw error;
     }
   },
 };
+
+/** Rate limits, then the credit hold around the rest of the pipeline. */
+async function limited(ctx: RequestContext, next: () => Promise<Outcome>): Promise<Outcome> {
+  const record = ctx.principal!.record!;
+  const settings = limitsOf(ctx.deps.config);
+  const rateLimit = record.rateLimit ?? settings.rateLimit;
+  let size: PromptSize | undefined;
+  if (rateLimit) {
+    size = promptSize(ctx.request);
+    await enforceRateLimits(ctx, record.hash, rateLimit, promptTokenEstimate(size) + (ctx.request.maxTokens ?? 0));
+  }
+  if (record.limit === null) return next();
+  const hold = await reserveCredits(ctx, { ...record, limit: record.limit }, size ?? promptSize(ctx.request));
+  if (!hold) return next();
+  ctx.credit = hold;
+  let outcome: Outcome | undefined;
+  try {
+    outcome = await next();
+    return outcome;
+  } finally {
+    // A stream settles when it ends (accounting); anything else accounting did not settle is released.
+    if (outcome?.kind !== "stream") hold.release().catch((err: unknown) => logError(ctx, err, "limits: credit reservation release failed (it will expire)"));
+  }
+}
 
 /**
  * A later turn of the same request (an agent step, a plugin's retry or fan-out) extends the request's credit hold
@@ -59,7 +72,8 @@ export const limitsStage: Stage = {
 export async function holdForTurn(ctx: RequestContext, request: CanonicalRequest): Promise<void> {
   const hold = ctx.credit;
   const record = ctx.principal?.record;
-  if (!hold || !record || record.limit === null) return;
+  // A hold without a key limit is a guardrail budget's (core/guardrails/budgets.ts): extended all the same.
+  if (!hold || !record) return;
   const size = sizeFor(ctx, request, promptSize(request));
   if (!size) return;
   let granted: boolean;
@@ -77,8 +91,8 @@ export async function holdForTurn(ctx: RequestContext, request: CanonicalRequest
 }
 
 /** The worst case of one turn of `request`; caps an unbounded output so the actual cost stays within it. */
-function sizeFor(ctx: RequestContext, request: CanonicalRequest, prompt: PromptSize): ReservationSize | undefined {
-  const ceiling = ceilingFor(request, ctx.deps.catalog);
+export function sizeFor(ctx: RequestContext, request: CanonicalRequest, prompt: PromptSize): ReservationSize | undefined {
+  const ceiling = routedByPlugin(ctx, request) ? catalogCeiling(ctx.deps.catalog) : ceilingFor(request, ctx.deps.catalog);
   if (!ceiling) return undefined;
   const size = sizeReservation(request, prompt, ceiling, limitsOf(ctx.deps.config).defaultMaxOutputTokens);
   if (size.unbounded) {
@@ -87,6 +101,19 @@ function sizeFor(ctx: RequestContext, request: CanonicalRequest, prompt: PromptS
     request.warnings.push({ code: "approximated", field: "max_tokens", message: `max_tokens was set to ${size.outputTokens} to bound this key's credit reservation` });
   }
   return size;
+}
+
+/**
+ * A request for a router plugin's model id (`service/auto`), or with no model and a router's entry: its model is
+ * chosen after the reservation, so any model of the catalog may serve it.
+ */
+function routedByPlugin(ctx: RequestContext, request: CanonicalRequest): boolean {
+  const { model } = request;
+  const registry = ctx.deps.registry;
+  if (model === undefined) {
+    return request.models.length === 0 && request.plugins.some((entry) => entry.enabled !== false && (registry.plugin(entry.id)?.models?.length ?? 0) > 0);
+  }
+  return ctx.deps.catalog.get(model) === undefined && registry.orderedPlugins().some((p) => p.models?.includes(model) === true);
 }
 
 function creditsUnavailable(): GatewayError {

@@ -1,6 +1,6 @@
 /**
- * One upstream attempt against one endpoint, bounded in time. Non-streamed: the whole call must finish within
- * `requestTimeoutMs`. Streamed: the adapter's stream is read until its first output event (text, reasoning, a tool
+ * One upstream attempt against one endpoint, bounded in time (the bound: timeouts.ts). Non-streamed: the whole
+ * call must finish within it. Streamed: the adapter's stream is read until its first output event (text, reasoning, a tool
  * call, usage or finish) within `firstByteTimeoutMs`; only then is it handed on. So an upstream that accepts the
  * request and then hangs, cuts the stream or reports an error before producing anything is still a failed
  * attempt — routing may retry or fall back, and the client never saw a byte (reference b10: errors before the first
@@ -14,6 +14,7 @@ import type { ProviderCall } from "../../registry/provider.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { watch } from "../../routing/watchdog.ts";
 import type { RequestContext } from "../context.ts";
+import { helpersFor } from "./provider-helpers.ts";
 
 /** A stream that produced its first output, with what was read so far and the live remainder. */
 export interface OpenedStream {
@@ -48,7 +49,7 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
     target: endpoint.target,
     signal: controller.signal,
     // A stream reads its body for minutes, a one-shot call at once: each gets the fetch suited to it (deps.ts).
-    helpers: options.request.stream ? ctx.deps.streamHelpers : ctx.deps.helpers,
+    helpers: helpersFor(options.request.stream ? ctx.deps.streamHelpers : ctx.deps.helpers, endpoint.provider),
     ...(options.onUpstreamBody ? { onUpstreamBody: options.onUpstreamBody } : {}),
   };
   const startedAt = performance.now();

@@ -5,9 +5,13 @@
  * already put the ones open before it started last, as a last resort); a half-open one is probed by one request at
  * a time. Once a stream is handed on, nothing is retried, and nothing after the walk can be mistaken for an upstream
  * failure: the walk only ever sees its own attempts.
+ *
+ * The retry deadline bounds retries and pauses, not time-outs: an attempt that timed out used up its own bound
+ * (timeouts.ts), so the deadline moves by as long as it waited, and the next endpoint still gets its attempt while
+ * the client waits (issue 16 item 12).
  */
 import { routingOf, type RoutingConfig } from "../../config/routing-limits.ts";
-import { GatewayError, isGatewayError, toGatewayError } from "../../errors.ts";
+import { isGatewayError, toGatewayError } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { Warning } from "../../model/warnings.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
@@ -19,12 +23,21 @@ import type { EventStream } from "../../model/events.ts";
 import type { Attempt, RequestContext, RouteState } from "../context.ts";
 import { responseOutcome, streamOutcome, type Outcome } from "../outcome.ts";
 import { attemptOnce, type AttemptOutcome } from "./attempt.ts";
+import { finalError, type Failure } from "./final-error.ts";
 import { meterResponse, meterStream } from "./meter.ts";
+import { refused, settleRefusal } from "./refusal.ts";
 import { relay } from "./relay.ts";
 import { retryDelay } from "./retry-policy.ts";
 import type { TurnRoute } from "./route.ts";
+import { attemptTimeoutMs } from "./timeouts.ts";
 
-type Failure = { attempt: Attempt; error: GatewayError };
+/** When retries and pauses must stop; moved on by the time attempts spent waiting until they timed out. */
+interface Deadline {
+  at: number;
+}
+
+/** The longest a refused stream is read on for its usage before the walk moves on. */
+const REFUSAL_DRAIN_MS = 5_000;
 
 /** What trying one endpoint came to: an outcome to hand on, or move on to the next endpoint, or stop walking. */
 type EndpointResult = { outcome: AttemptOutcome; upstreamBody: (() => unknown) | undefined; warnings: Warning[] } | "next" | "stop";
@@ -59,6 +72,7 @@ async function walk(ctx: RequestContext, turn: Walk): Promise<Outcome> {
   const settings = routingOf(ctx.deps.config);
   const { health } = ctx.deps.routing;
   const failures: Failure[] = [];
+  const deadline: Deadline = { at: ctx.startedAt + settings.retryDeadlineMs };
   const { candidates, state: route } = turn.route;
   for (let index = 0; index < candidates.length; index++) {
     const endpoint = candidates[index]!;
@@ -70,15 +84,15 @@ async function walk(ctx: RequestContext, turn: Walk): Promise<Outcome> {
     // Half-open: one request at a time probes it; the others try elsewhere while they can.
     if (state === "half-open" && !last && !(await health.acquireProbe(key, settings.firstByteTimeoutMs))) continue;
     const tier = route.tiers.get(endpoint);
-    const result = await tryEndpoint(ctx, turn.request, endpoint, tier, settings, failures);
+    const result = await tryEndpoint(ctx, turn.request, endpoint, tier, settings, failures, deadline);
     if (result === "stop") break;
     if (result === "next") continue;
     // Spec "Messages request": fallback models are tried when the primary fails *or refuses*. A refusal known
     // before anything reached the client moves on to the next model (other providers of the same model would
-    // most likely refuse too); with no other model left it is returned as is.
+    // most likely refuse too), billed (refusal.ts); with no other model left, or no credit for another attempt,
+    // it is returned as is.
     const nextModel = candidates.findIndex((c, i) => i > index && c.model.id !== endpoint.model.id);
-    if (nextModel !== -1 && refused(result.outcome)) {
-      recordRefusal(ctx, endpoint, result.outcome, failures);
+    if (nextModel !== -1 && refused(result.outcome) && (await settleRefusal(ctx, endpoint, result.outcome, failures, Math.min(settings.idleTimeoutMs, REFUSAL_DRAIN_MS)))) {
       index = nextModel - 1;
       continue;
     }
@@ -88,7 +102,7 @@ async function walk(ctx: RequestContext, turn: Walk): Promise<Outcome> {
     turn.request.warnings = result.warnings;
     return hand(ctx, turn, endpoint, tier, result.outcome, result.upstreamBody);
   }
-  throw finalError(ctx, failures);
+  throw finalError(failures, ctx.signal.aborted);
 }
 
 /** Resolves undefined after `ms` (or when the client goes away): the keep-alive commit point of a stream. */
@@ -118,31 +132,6 @@ async function* deferred(ctx: RequestContext, walking: Promise<Outcome>): EventS
   if (outcome.kind === "stream") yield* outcome.events;
 }
 
-/** A refusal the client has not seen yet: a whole result that refused, or a stream whose first output is one. */
-function refused(outcome: AttemptOutcome): boolean {
-  if (outcome.kind === "response") return isRefusal(outcome.response.finish.reason);
-  return outcome.stream.buffered.some((e) => e.type === "refusal-delta" || (e.type === "finish" && isRefusal(e.finish.reason)));
-}
-
-function isRefusal(reason: string): boolean {
-  return reason === "refusal" || reason === "content_filter";
-}
-
-/** Records the refused attempt (for `service_metadata` and billing) and releases a refused stream upstream. */
-function recordRefusal(ctx: RequestContext, endpoint: Endpoint, outcome: AttemptOutcome, failures: Failure[]): void {
-  const attempt = ctx.attempts.at(-1);
-  const error = new GatewayError("refusal", `${endpoint.model.id} refused the request`, { status: 400, metadata: { provider_name: endpoint.provider.id } });
-  if (attempt) {
-    attempt.errorType = "refusal";
-    failures.push({ attempt, error });
-  }
-  if (outcome.kind === "stream") {
-    outcome.stream.abort(error);
-    void outcome.stream.rest.return?.()?.catch(() => undefined);
-  }
-  ctx.deps.logger.debug({ id: ctx.generationId, model: endpoint.model.id, provider: endpoint.provider.id }, "routing: refusal, trying the next fallback model");
-}
-
 /** Attempts one endpoint, retrying it while the failure is transient and the deadline allows. */
 async function tryEndpoint(
   ctx: RequestContext,
@@ -151,11 +140,11 @@ async function tryEndpoint(
   tier: string | undefined,
   settings: RoutingConfig,
   failures: Failure[],
+  deadline: Deadline,
 ): Promise<EndpointResult> {
-  const deadline = ctx.startedAt + settings.retryDeadlineMs;
   const echo = turnRequest.stream && turnRequest.debug?.echoUpstreamBody === true;
   for (let retry = 0; ; retry++) {
-    if (ctx.signal.aborted || (failures.length > 0 && ctx.deps.clock.now() >= deadline)) return "stop";
+    if (ctx.signal.aborted || (failures.length > 0 && ctx.deps.clock.now() >= deadline.at)) return "stop";
     const attempt: Attempt = { model: endpoint.model.id, providerId: endpoint.provider.id, startedAt: ctx.deps.clock.now(), ...(tier ? { tier } : {}) };
     ctx.attempts.push(attempt);
     let upstreamBody: unknown;
@@ -163,7 +152,7 @@ async function tryEndpoint(
     try {
       const outcome = await attemptOnce(ctx, endpoint, {
         request,
-        timeoutMs: turnRequest.stream ? settings.firstByteTimeoutMs : settings.requestTimeoutMs,
+        timeoutMs: attemptTimeoutMs(ctx, endpoint, request),
         ...(echo ? { onUpstreamBody: (body: unknown) => void (upstreamBody = body) } : {}),
       });
       attempt.endedAt = ctx.deps.clock.now();
@@ -176,10 +165,12 @@ async function tryEndpoint(
       attempt.errorType = error.type;
       failures.push({ attempt, error });
       if (ctx.signal.aborted || !isGatewayError(thrown) || !error.retryable) return "stop";
+      // The wait for a time-out is not retry time: the next endpoint must still get its chance.
+      if (error.type === "timeout") deadline.at += attempt.endedAt - attempt.startedAt;
       // One incident per request and endpoint, however many retries it took.
       if (retry === 0) ctx.deps.routing.health.recordFailure(profileOf(endpoint).key, error);
       const wait = retryDelay(error, retry, settings, ctx.deps.routing.random);
-      if (wait === undefined || ctx.deps.clock.now() + wait >= deadline) return "next";
+      if (wait === undefined || ctx.deps.clock.now() + wait >= deadline.at) return "next";
       try {
         await sleep(wait, ctx.signal);
       } catch {
@@ -236,7 +227,7 @@ function hand(ctx: RequestContext, turn: Walk, endpoint: Endpoint, tier: string 
         if (outputTokens > 0 && seconds > 0.001) stats.recordThroughput(key, outputTokens / seconds);
       },
   });
-  meterStream(ctx, endpoint, relayed);
+  meterStream(ctx, endpoint, relayed, turn.request);
   return relayed;
 }
 
@@ -257,20 +248,4 @@ function pin(ctx: RequestContext, route: RouteState, endpoint: Endpoint): void {
   pinProvider(ctx.deps.kv, sticky.key, endpoint.provider.id, sticky.pinned, ttl).catch((err: unknown) =>
     ctx.deps.logger.warn({ err }, "routing: sticky session could not be recorded"),
   );
-}
-
-function finalError(ctx: RequestContext, failures: Failure[]): GatewayError {
-  const last = failures.at(-1);
-  if (!last) {
-    if (ctx.signal.aborted) return new GatewayError("timeout", "Client closed the request", { status: 408 });
-    return new GatewayError("provider_unavailable", "No endpoint could serve this request: every candidate is cooling down", { status: 503, retryable: true, retryAfter: 1 });
-  }
-  if (failures.length === 1) return last.error;
-  const previous = failures.map(({ attempt, error }) => ({ provider: attempt.providerId, model: attempt.model, code: error.status, error_type: error.type }));
-  return new GatewayError(last.error.type, last.error.message, {
-    status: last.error.status,
-    metadata: { ...last.error.metadata, previous_errors: previous },
-    retryable: last.error.retryable,
-    ...(last.error.retryAfter !== undefined ? { retryAfter: last.error.retryAfter } : {}),
-  });
 }

@@ -2,6 +2,11 @@
  * Meters one model turn: prices what the served endpoint reported, attaches `cost` to the response (or to the
  * stream's usage events), and adds the turn to the request's spend when it is done — for a stream, when the stream
  * ends however it ends (a client that goes away mid-stream still pays for what the upstream produced).
+ *
+ * A stream stopped before the upstream reported its usage (the client left, or never read and was timed out;
+ * upstreams report usage last) produced output all the same, and was billed for it upstream: its usage is then
+ * estimated — the prompt at about four bytes per token, the output seen at about four characters per token,
+ * never above `max_tokens` — rather than recorded as zero.
  */
 import { costOf } from "../../accounting/pricing.ts";
 import { toGatewayError } from "../../errors.ts";
@@ -9,6 +14,8 @@ import type { StreamEvent } from "../../model/events.ts";
 import type { CanonicalResponse, FinishReason } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
+import { promptSize, promptTokenEstimate } from "../../limits/estimate.ts";
+import type { CanonicalRequest } from "../../model/request.ts";
 import type { RequestContext } from "../context.ts";
 import type { StreamObserver, StreamOutcome } from "../outcome.ts";
 
@@ -33,15 +40,27 @@ export function meterResponse(ctx: RequestContext, endpoint: Endpoint, response:
   response.cost = cost;
   const spend = ctx.spend;
   spend.addTurn(response.usage, cost);
+  ctx.deps.observer?.turn(ctx, endpoint, response.usage, cost, response.finish.reason);
   spend.finish = response.finish.raw ?? response.finish.reason;
   spend.status = response.error?.status ?? 200;
   if (response.error) spend.errorType = response.error.type;
 }
 
-/** Meters a stream from inside its own loop. */
-export function meterStream(ctx: RequestContext, endpoint: Endpoint, outcome: StreamOutcome): void {
-  outcome.observe(new StreamMeter(ctx, endpoint));
+/**
+ * Adds an attempt the client never sees but the upstream billed (a refusal the walk moved on from): part of the
+ * request's bill, so the request's cost is compound from now on.
+ */
+export function meterDiscarded(ctx: RequestContext, usage: Usage, cost: Cost): void {
+  ctx.spend.addDiscarded(usage, cost);
 }
+
+/** Meters a stream from inside its own loop; `request` is the turn's (for an estimate, see above). */
+export function meterStream(ctx: RequestContext, endpoint: Endpoint, outcome: StreamOutcome, request: CanonicalRequest = ctx.request): void {
+  outcome.observe(new StreamMeter(ctx, endpoint, request));
+}
+
+/** Typical characters (output) and bytes (prompt) per token, for usage an upstream never reported. */
+const CHARS_PER_TOKEN = 4;
 
 /** Attaches cost to usage events and adds the turn to the spend once, when the stream ends. */
 class StreamMeter implements StreamObserver {
@@ -52,22 +71,33 @@ class StreamMeter implements StreamObserver {
   private rawFinish: string | undefined;
   private status = 200;
   private errorType: string | undefined;
+  private reported = false;
+  /** Characters of output deltas seen (for an estimate when no usage is reported). */
+  private outputChars = 0;
 
   constructor(
     private readonly ctx: RequestContext,
     private readonly endpoint: Endpoint,
+    private readonly request: CanonicalRequest,
   ) {}
 
   event(event: StreamEvent): StreamEvent {
     const ctx = this.ctx;
     if (ctx.firstTokenMs === undefined && isContent(event)) ctx.firstTokenMs = ctx.deps.clock.now() - ctx.startedAt;
     switch (event.type) {
+      case "text-delta":
+      case "reasoning-delta":
+      case "tool-call-delta":
+      case "refusal-delta":
+        this.outputChars += event.delta.length;
+        return event;
       case "image":
         this.images++;
         return event;
       case "usage": {
         // Usage normally comes after the content, so the images are counted by now (`end` counts them all again).
         this.usage = event.usage;
+        this.reported = true;
         const usage = withImageCount(event.usage, this.images);
         return { ...event, usage, cost: priceFor(this.endpoint, usage, this.finish ?? "stop") };
       }
@@ -91,11 +121,22 @@ class StreamMeter implements StreamObserver {
 
   end(): void {
     const spend = this.ctx.spend;
-    const usage = withImageCount(this.usage, this.images);
-    spend.addTurn(usage, priceFor(this.endpoint, usage, this.finish ?? "error"));
+    const usage = withImageCount(this.reported ? this.usage : this.estimate(), this.images);
+    const cost = priceFor(this.endpoint, usage, this.finish ?? "error");
+    spend.addTurn(usage, cost);
+    this.ctx.deps.observer?.turn(this.ctx, this.endpoint, usage, cost, this.finish ?? "error");
     spend.finish = this.rawFinish ?? "aborted";
     spend.status = this.status;
     if (this.errorType !== undefined) spend.errorType = this.errorType;
+  }
+
+  /** Usage of a stream that ended before the upstream reported it (see the top of this file). */
+  private estimate(): Usage {
+    if (this.outputChars === 0) return this.usage;
+    const cap = this.request.maxTokens ?? Number.POSITIVE_INFINITY;
+    const output = Math.min(cap, Math.ceil(this.outputChars / CHARS_PER_TOKEN));
+    const input = promptTokenEstimate(promptSize(this.request));
+    return { input: { total: input, cacheRead: 0, cacheWrite: 0 }, output: { total: output, reasoning: 0 } };
   }
 
   private failWith(status: number, type: string): void {

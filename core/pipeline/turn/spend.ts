@@ -27,6 +27,8 @@ export class Spend {
   finish: string | undefined;
   status = 200;
   errorType: string | undefined;
+  /** True once accounting wrote the request's generation record (exactly one per request). */
+  settled = false;
 
   /** Streamed turns a plugin's `around` hook received (any it dropped unread is abandoned when the request settles). */
   private streams: StreamOutcome[] | undefined;
@@ -42,6 +44,15 @@ export class Spend {
    */
   abandonUnread(): void {
     if (this.streams) for (const stream of this.streams) stream.abandon();
+  }
+
+  /** Attempts billed that the client never saw (a refusal the walk moved on from); part of `settledTurns`. */
+  discarded = 0;
+
+  /** Adds an attempt the client never sees but the upstream billed: the bill is more than the turn it gets. */
+  addDiscarded(usage: Usage, cost: Cost): void {
+    this.discarded++;
+    this.addTurn(usage, cost);
   }
 
   /** Adds a finished turn. */
@@ -75,7 +86,7 @@ export class Spend {
 
   /** True when what one turn reported is not the whole bill (several turns, or charges). */
   isCompound(): boolean {
-    return this.settledTurns > 1 || this.turns > 1 || this.charges.length > 0;
+    return this.settledTurns > 1 || this.turns > 1 || this.charges.length > 0 || this.discarded > 0;
   }
 }
 

@@ -385,41 +385,33 @@ describe("keep-alive", () => {
     const upstreamFetch = client();
     expect(await (await upstreamFetch(server.url)).text()).toBe("ok");
     await until(() => server.connections[0]!.closed, "the server to close the first connection");
+    // Once the client has seen the FIN, the closed connection is never picked for the next request.
+    await Bun.sleep(20);
     expect(await (await upstreamFetch(server.url)).text()).toBe("ok");
     expect(server.connections).toHaveLength(2);
   });
 
-  test("a reused connection closed before any answer (the idle-close race) is retried once on a fresh one", async () => {
-    // The server answers the first request on a connection and closes it, unanswered, on the second: what a client
-    // sees when the server's idle timeout fires as its request is on the way.
-    const server = rawServer((socket, request) => {
-      if (request.onConnection === 1) socket.write(okResponse(`answer on ${request.connection}`));
-      else socket.end();
+  // Issue 16 item 7: a request the socket took whole may already be generating (and billed) upstream, so a close
+  // before any answer is the caller's failure to judge (routing counts it as an attempt), never a silent re-send.
+  for (const [how, close] of [
+    ["a FIN", (socket: { end(): void }) => socket.end()],
+    ["a reset (RST)", (socket: { terminate(): void }) => socket.terminate()],
+  ] as const) {
+    test(`a reused connection closed with ${how} after it took the whole request: not re-sent, ECONNRESET`, async () => {
+      const server = rawServer((socket, request) => {
+        if (request.onConnection === 1) socket.write(okResponse("ok"));
+        else close(socket);
+      });
+      const upstreamFetch = client();
+      expect(await (await upstreamFetch(server.url, { method: "POST", body: "first" })).text()).toBe("ok");
+      const error = await upstreamFetch(server.url, { method: "POST", body: "second" }).catch((thrown: unknown) => thrown);
+      expect((error as { code?: string }).code).toBe("ECONNRESET");
+      expect(server.requests.map((r) => [r.connection, r.onConnection, decoder.decode(r.body)])).toEqual([
+        [1, 1, "first"],
+        [1, 2, "second"],
+      ]);
     });
-    const upstreamFetch = client();
-    expect(await (await upstreamFetch(server.url, { method: "POST", body: "first" })).text()).toBe("answer on 1");
-    expect(await (await upstreamFetch(server.url, { method: "POST", body: "second" })).text()).toBe("answer on 2");
-    expect(server.requests.map((r) => [r.connection, r.onConnection, decoder.decode(r.body)])).toEqual([
-      [1, 1, "first"],
-      [1, 2, "second"],
-      [2, 1, "second"],
-    ]);
-  });
-
-  test("the same race with a reset (RST) instead of a FIN is retried too", async () => {
-    const server = rawServer((socket, request) => {
-      if (request.onConnection === 1) socket.write(okResponse("ok"));
-      else socket.terminate();
-    });
-    const upstreamFetch = client();
-    expect(await (await upstreamFetch(server.url)).text()).toBe("ok");
-    expect(await (await upstreamFetch(server.url)).text()).toBe("ok");
-    expect(server.requests.map((r) => [r.connection, r.onConnection])).toEqual([
-      [1, 1],
-      [1, 2],
-      [2, 1],
-    ]);
-  });
+  }
 
   test("a fresh connection closed before any answer is not retried: ECONNRESET", async () => {
     const server = rawServer((socket) => void socket.end());

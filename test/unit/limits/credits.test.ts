@@ -18,7 +18,7 @@ function setup(opts: { spentInStore?: number; lifetimeUsage?: number; pending?: 
     generations: { costSince: async (hash: string, since: number) => (queries.push([hash, since]), opts.spentInStore ?? 0) },
     keys: { findByHash: async () => ({ ...record(null), usage: opts.lifetimeUsage ?? 0 }) },
   } as unknown as Pick<Store, "keys" | "generations">;
-  const ledger = new CreditLedger(kv, store, { pendingUsage: () => opts.pending ?? 0 }, clock, recordingLogger(), { ...DEFAULT_LIMITS, reservationTtlMs: opts.ttlMs ?? 60_000 });
+  const ledger = new CreditLedger(kv, store, { pendingUsage: () => opts.pending ?? 0, pendingUsageSince: () => opts.pending ?? 0, readConsistently: (read) => read() }, clock, recordingLogger(), { ...DEFAULT_LIMITS, reservationTtlMs: opts.ttlMs ?? 60_000 });
   return { clock, kv, ledger, queries };
 }
 

@@ -190,20 +190,26 @@ describe("non-streamed", () => {
     expect(second.calls).toHaveLength(0);
   });
 
-  test("when every endpoint fails, the last error is thrown with every attempt listed", async () => {
+  test("when every endpoint fails with different kinds: a 502 with every attempt listed", async () => {
     const ctx = setup([
       fakeAdapter({ generate: () => Promise.reject(retryable(502)) }),
       fakeAdapter({ generate: () => Promise.reject(new GatewayError("rate_limit_exceeded", "slow", { retryable: true, retryAfter: 3, metadata: { limit: 10 } })) }),
     ]);
     const error = (await walk(ctx).catch((e: unknown) => e)) as GatewayError;
-    expect([error.type, error.status, error.message, error.retryable, error.retryAfter]).toEqual(["rate_limit_exceeded", 429, "slow", true, 3]);
+    expect([error.type, error.status, error.retryable]).toEqual(["provider_unavailable", 502, true]);
     expect(error.metadata).toEqual({
-      limit: 10,
       previous_errors: [
-        { provider: "p0", model: "acme/a", code: 502, error_type: "provider_unavailable" },
-        { provider: "p1", model: "acme/b", code: 429, error_type: "rate_limit_exceeded" },
+        { provider: "p0", model: "acme/a", code: 502, status: 502, error_type: "provider_unavailable" },
+        { provider: "p1", model: "acme/b", code: 429, status: 429, error_type: "rate_limit_exceeded" },
       ],
     });
+  });
+
+  test("when every endpoint is rate limited: a 429 with the soonest Retry-After", async () => {
+    const limited = (retryAfter: number) => new GatewayError("rate_limit_exceeded", "slow", { retryable: true, retryAfter });
+    const ctx = setup([fakeAdapter({ generate: () => Promise.reject(limited(7)) }), fakeAdapter({ generate: () => Promise.reject(limited(3)) })]);
+    const error = (await walk(ctx).catch((e: unknown) => e)) as GatewayError;
+    expect([error.type, error.status, error.retryAfter]).toEqual(["rate_limit_exceeded", 429, 3]);
   });
 
   test("a call that outlives request_timeout_ms fails with a retryable 408 and the next endpoint serves", async () => {
@@ -217,7 +223,7 @@ describe("non-streamed", () => {
           }),
         ),
     });
-    const ctx = setup([hung, fakeAdapter()], false, { requestTimeoutMs: 60 });
+    const ctx = setup([hung, fakeAdapter()], false, { requestTimeoutMs: 60, assumedOutputTokensPerSecond: 1e9 });
     await walk(ctx);
     expect(aborted).toBe(true);
     expect(ctx.attempts.map((a) => [a.status, a.errorType])).toEqual([

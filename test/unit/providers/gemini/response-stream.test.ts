@@ -100,7 +100,8 @@ describe("gemini stream", () => {
   test("an in-stream error chunk → mapped error event", async () => {
     const out = await events(sse([TEXT_STREAM_CHUNKS[0], googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")]));
     const last = out.at(-1);
-    expect(last).toMatchObject({ type: "error", error: { type: "provider_overloaded", status: 503, retryable: true } });
+    // Google reports an overload as 503 UNAVAILABLE "The model is overloaded": an overload (529).
+    expect(last).toMatchObject({ type: "error", error: { type: "provider_overloaded", status: 529, retryable: true } });
   });
 
   test("a stream that ends without a finish reason is reported as cut", async () => {
@@ -120,7 +121,8 @@ describe("gemini error mapping", () => {
     [404, googleError(404, "NOT_FOUND", "models/gemini-9 is not found."), "not_found", 404],
     [429, googleError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."), "rate_limit_exceeded", 429],
     [500, googleError(500, "INTERNAL", "An internal error has occurred."), "provider_unavailable", 502],
-    [503, googleError(503, "UNAVAILABLE", "The model is overloaded."), "provider_overloaded", 503],
+    [503, googleError(503, "UNAVAILABLE", "The model is overloaded."), "provider_overloaded", 529],
+    [503, googleError(503, "UNAVAILABLE", "The service is currently unavailable."), "provider_unavailable", 502],
     [504, googleError(504, "DEADLINE_EXCEEDED", "Deadline expired."), "timeout", 524],
   ];
   for (const [status, body, type, mapped] of cases) {

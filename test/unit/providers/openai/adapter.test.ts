@@ -93,7 +93,7 @@ describe("openai adapter against the simulator server (loopback)", () => {
     expect(response.usage.output.total).toBe(5);
   });
 
-  for (const [status, type] of [[429, "rate_limit_exceeded"], [503, "provider_overloaded"], [401, "provider_unavailable"], [400, "invalid_request"]] as const) {
+  for (const [status, type] of [[429, "rate_limit_exceeded"], [503, "provider_unavailable"], [401, "provider_unavailable"], [400, "invalid_request"]] as const) {
     test(`a ${status} before streaming throws ${type} from stream() (so routing can fall back)`, async () => {
       const error = await openai.stream(callFor(ask(`fail [sim status=${status}]`))).catch((e: unknown) => e);
       expect(isGatewayError(error) && error.type).toBe(type);

@@ -19,7 +19,7 @@ describe("mapUpstreamError: status table", () => {
     [429, "rate_limit_exceeded", 429, true],
     [500, "provider_unavailable", 502, true],
     [502, "provider_unavailable", 502, true],
-    [503, "provider_overloaded", 503, true],
+    [503, "provider_unavailable", 502, true],
     [504, "timeout", 524, true],
     [524, "timeout", 524, true],
     [529, "provider_overloaded", 529, true],

@@ -68,7 +68,7 @@ describe("simulator adapter (in-process)", () => {
     const error = await simulator.stream(callFor(ask("[sim status=429]"))).catch((e: unknown) => e);
     expect(isGatewayError(error) && [error.type, error.status, error.retryable]).toEqual(["rate_limit_exceeded", 429, true]);
     const fromOptions = await simulator.generate(providerCall({ request: ask("x"), target: target({ options: { fail_status: 503, fail_message: "down" } }) })).catch((e: unknown) => e);
-    expect(isGatewayError(fromOptions) && [fromOptions.type, fromOptions.message]).toEqual(["provider_overloaded", "down"]);
+    expect(isGatewayError(fromOptions) && [fromOptions.type, fromOptions.message]).toEqual(["provider_unavailable", "down"]);
   });
 
   test("cut: the stream ends with an in-band error; generate throws it", async () => {
