@@ -214,6 +214,86 @@ function keyIncludeByokAndSpendIndex(): Migration {
   };
 }
 
+/**
+ * What the admin page reads: each generation's details (attempts, pipeline entries, warnings as JSON text) and an
+ * index for the workspace's generation log and its usage by day, newest first.
+ */
+function generationDetailsAndLog(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable("generations").addColumn("details", "text").execute();
+      await db.schema.createIndex("generations_workspace_created_idx").on("generations").columns(["workspace_id", "created_at"]).execute();
+    },
+  };
+}
+
+/**
+ * Guardrails (issue 15): policies, their assignments to keys and workspaces, the spending each budget counted
+ * (one row per generation and guardrail, written with the generation, so a budget window is re-seeded from the store
+ * like a key's), and admissions to beta features (alignment). What a guardrail found is recorded with the generation
+ * through its pipeline entries (0005_generation_details_log).
+ */
+function guardrails(types: ColumnTypes): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable("guardrails")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("limit_usd", types.money)
+        .addColumn("reset_interval", "text")
+        .addColumn("allowed_models", "text")
+        .addColumn("ignored_models", "text")
+        .addColumn("allowed_providers", "text")
+        .addColumn("ignored_providers", "text")
+        .addColumn("content_filters", "text", (c) => c.notNull())
+        .addColumn("content_filter_builtins", "text", (c) => c.notNull())
+        .addColumn("apply_to", "text", (c) => c.notNull())
+        .addColumn("options", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("guardrails_workspace_created_idx").on("guardrails").columns(["workspace_id", "created_at", "id"]).execute();
+
+      await db.schema
+        .createTable("guardrail_assignments")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("guardrail_id", "text", (c) => c.notNull())
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("scope", "text", (c) => c.notNull())
+        .addColumn("target", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addUniqueConstraint("guardrail_assignments_unique", ["guardrail_id", "scope", "target"])
+        .execute();
+      // The hot lookup (which guardrails apply to this key or workspace), then listings per workspace.
+      await db.schema.createIndex("guardrail_assignments_target_idx").on("guardrail_assignments").columns(["scope", "target"]).execute();
+      await db.schema.createIndex("guardrail_assignments_workspace_idx").on("guardrail_assignments").columns(["workspace_id", "scope", "created_at"]).execute();
+
+      await db.schema
+        .createTable("guardrail_spend")
+        .addColumn("guardrail_id", "text", (c) => c.notNull())
+        .addColumn("generation_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("cost_usd", types.money, (c) => c.notNull())
+        .addPrimaryKeyConstraint("guardrail_spend_pk", ["guardrail_id", "generation_id"])
+        .execute();
+      await db.schema.createIndex("guardrail_spend_window_idx").on("guardrail_spend").columns(["guardrail_id", "created_at", "cost_usd"]).execute();
+
+      await db.schema
+        .createTable("beta_admissions")
+        .addColumn("feature", "text", (c) => c.notNull())
+        .addColumn("scope", "text", (c) => c.notNull())
+        .addColumn("target", "text", (c) => c.notNull())
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("beta_admissions_pk", ["feature", "scope", "target"])
+        .execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -222,6 +302,8 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0002_presets_batches": presetsAndBatches(types),
     "0003_key_rate_limits": keyRateLimits(),
     "0004_key_include_byok_spend_index": keyIncludeByokAndSpendIndex(),
+    "0005_generation_details_log": generationDetailsAndLog(),
+    "0006_guardrails": guardrails(types),
   };
 }
 

@@ -61,6 +61,8 @@ export interface GenerationsTable {
   latency_ms: number;
   first_token_ms: number | null;
   created_at: BigintColumn;
+  /** JSON text: attempts, pipeline entries and warnings (migration 0005). */
+  details: string | null;
 }
 
 /** `presets` (spec "Preset"): one row per slug and workspace; versions live in `preset_versions`. */
@@ -131,6 +133,53 @@ export interface BatchItemsTable {
   finished_at: NullableBigintColumn;
 }
 
+/** `guardrails` (reference b9): collections are JSON text on both dialects. */
+export interface GuardrailsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  limit_usd: number | null;
+  reset_interval: string | null;
+  allowed_models: string | null;
+  ignored_models: string | null;
+  allowed_providers: string | null;
+  ignored_providers: string | null;
+  content_filters: string;
+  content_filter_builtins: string;
+  apply_to: string;
+  options: string;
+  created_at: BigintColumn;
+  updated_at: BigintColumn;
+}
+
+/** `guardrail_assignments`: a guardrail attached to a key (`target` = its hash) or a workspace (`target` = its id). */
+export interface GuardrailAssignmentsTable {
+  id: string;
+  guardrail_id: string;
+  workspace_id: string;
+  scope: string;
+  target: string;
+  created_at: BigintColumn;
+}
+
+/** `guardrail_spend`: what one generation cost under one guardrail's budget (seeds budget windows). */
+export interface GuardrailSpendTable {
+  guardrail_id: string;
+  generation_id: string;
+  created_at: BigintColumn;
+  cost_usd: number;
+}
+
+/** `beta_admissions`: who may use a beta feature (the alignment plugin). */
+export interface BetaAdmissionsTable {
+  feature: string;
+  scope: string;
+  target: string;
+  workspace_id: string;
+  created_at: BigintColumn;
+}
+
 /** The whole database, for `Kysely<StoreDatabase>`. */
 export interface StoreDatabase {
   workspaces: WorkspacesTable;
@@ -140,6 +189,10 @@ export interface StoreDatabase {
   preset_versions: PresetVersionsTable;
   batches: BatchesTable;
   batch_items: BatchItemsTable;
+  guardrails: GuardrailsTable;
+  guardrail_assignments: GuardrailAssignmentsTable;
+  guardrail_spend: GuardrailSpendTable;
+  beta_admissions: BetaAdmissionsTable;
 }
 
 /** Which SQL dialect a store runs on. */

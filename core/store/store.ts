@@ -8,6 +8,8 @@ import { createBatchRepo } from "./repos/batches.ts";
 import { createGenerationRepo, type SqliteRunner } from "./repos/generations.ts";
 import { createKeyRepo } from "./repos/keys.ts";
 import { createPresetRepo } from "./repos/presets.ts";
+import { createAdmissionRepo } from "./repos/admissions.ts";
+import { createGuardrailRepo } from "./repos/guardrails.ts";
 import { createWorkspaceRepo } from "./repos/workspaces.ts";
 import type { StoreDatabase, StoreDialect } from "./schema.ts";
 import type { BunSqliteDialect } from "./sqlite-driver.ts";
@@ -35,6 +37,8 @@ export function createStore(
     generations: createGenerationRepo(db, sqlite && sqliteRunner(db, sqlite, availability)),
     presets: createPresetRepo(db, dialect),
     batches: createBatchRepo(db, dialect),
+    guardrails: createGuardrailRepo(db, clock),
+    admissions: createAdmissionRepo(db, clock),
     ping: (timeoutMs) => ping(db, timeoutMs),
     // Idempotent: shutdown paths may race to close the store.
     close: () =>

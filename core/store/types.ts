@@ -8,13 +8,17 @@ import type { BatchRepo } from "./types/batches.ts";
 import type { GenerationRepo } from "./types/generations.ts";
 import type { KeyRepo } from "./types/keys.ts";
 import type { PresetRepo } from "./types/presets.ts";
+import type { AdmissionRepo } from "./types/admissions.ts";
+import type { GuardrailRepo } from "./types/guardrails.ts";
 import type { WorkspaceRepo } from "./types/workspaces.ts";
 
 export type { BatchError, BatchItemRecord, BatchItemStatus, BatchPatch, BatchRecord, BatchRepo, BatchStatus, FailItems, ItemEnding, NewBatch } from "./types/batches.ts";
-export type { GenerationRecord, GenerationRepo } from "./types/generations.ts";
+export type { DailyUsage, GenerationQuery, GenerationRecord, GenerationRepo } from "./types/generations.ts";
 export type { ApiKeyRecord, KeyRateLimit, KeyRepo, LimitReset, NewApiKey } from "./types/keys.ts";
 export type { NewPresetVersion, PresetRecord, PresetRepo, PresetVersionRecord } from "./types/presets.ts";
 export type { Workspace, WorkspaceRepo } from "./types/workspaces.ts";
+export type { AdmissionRecord, AdmissionRepo, AdmissionScope } from "./types/admissions.ts";
+export type { AppliedGuardrail, AssignmentRecord, AssignmentScope, BuiltinFilter, ContentFilter, GuardrailAction, GuardrailApplyTo, GuardrailPatch, GuardrailRecord, GuardrailRepo, NewGuardrail, ScanScope } from "./types/guardrails.ts";
 
 /** Every repository, as injected in `deps.store`. */
 export interface Store {
@@ -23,6 +27,10 @@ export interface Store {
   generations: GenerationRepo;
   presets: PresetRepo;
   batches: BatchRepo;
+  /** Guardrail policies, assignments and budget spending (issue 15). */
+  guardrails: GuardrailRepo;
+  /** Who may use a beta feature (the alignment plugin). */
+  admissions: AdmissionRepo;
   /** `sqlite` or `postgres`: some callers (tests, workers) need to know. */
   readonly dialect: "sqlite" | "postgres";
   /** Whether the database can be reached now; callers that can wait (batch worker, ledger) wait on it. */

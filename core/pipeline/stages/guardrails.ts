@@ -1,4 +1,99 @@
-/** guardrails: input and output policies (403 with pipeline details when blocking); arrives with its issue. */
+/**
+ * guardrails (issue 15): the policies assigned to the calling key and its workspace (README "Guardrails"), enforced
+ * around everything that reaches an upstream. On the way in: beta admission, the model and provider lists, the input
+ * content filters (block: 403 with pipeline entries; redact: placeholders in the canonical request; flag: recorded),
+ * then each budget's credit hold (403 when one cannot cover the request), combined with the key's own hold so every
+ * later turn and priced plugin work extends them all. On the way out, when a filter reads the answer: the whole
+ * response is checked, or the stream as it flows (core/guardrails/output-stream.ts).
+ */
+import { GatewayError, toGatewayError } from "../../errors.ts";
+import { checkBetaAdmission } from "../../guardrails/admission.ts";
+import { amendRecord } from "../../guardrails/amend-record.ts";
+import { combinedHold } from "../../guardrails/budgets.ts";
+import { guardRequest } from "../../guardrails/input.ts";
+import { applyModelLists } from "../../guardrails/model-lists.ts";
+import { guardResponse } from "../../guardrails/output-response.ts";
+import { guardStream } from "../../guardrails/output-stream.ts";
+import type { Policy } from "../../guardrails/policy.ts";
+import { filtersFor } from "../../guardrails/scan.ts";
+import { guardrailsOf } from "../../guardrails/service.ts";
+import type { CreditHold } from "../../limits/credits.ts";
+import { promptSize } from "../../limits/estimate.ts";
+import type { RequestContext } from "../context.ts";
+import { mapStream, type Outcome } from "../outcome.ts";
 import type { Stage } from "../stage.ts";
+import { sizeFor } from "./limits.ts";
 
-export const guardrailsStage: Stage = { name: "guardrails", run: (_ctx, next) => next() };
+export const guardrailsStage: Stage = {
+  name: "guardrails",
+  async run(ctx, next) {
+    const principal = ctx.principal;
+    if (!principal?.record) return next();
+    await checkBetaAdmission(ctx);
+    const policy = await guardrailsOf(ctx.deps).policyFor(principal.workspaceId, principal.keyHash);
+    if (!policy) return next();
+    applyModelLists(policy, ctx.request, ctx.deps.catalog);
+    guardRequest(ctx.request, filtersFor(policy.filters, "input"), ctx.pipeline);
+    const holds = await holdBudgets(ctx, policy);
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await next();
+      return policy.checksOutput ? guardOutcome(ctx, policy, outcome) : outcome;
+    } finally {
+      // A stream settles its holds when it ends (accounting commits `ctx.credit`); anything else not settled is released.
+      if (outcome?.kind !== "stream") for (const hold of holds) void hold.release().catch(() => undefined);
+    }
+  },
+};
+
+/** Checks the answer on the way out (after accounting: a blocked answer is still billed). */
+function guardOutcome(ctx: RequestContext, policy: Policy, outcome: Outcome): Outcome {
+  const filters = filtersFor(policy.filters, "output");
+  if (outcome.kind === "stream") return mapStream(outcome, (events) => guardStream(events, filters, ctx));
+  const before = ctx.pipeline.length;
+  try {
+    guardResponse(outcome.response, filters, ctx.pipeline);
+  } catch (error) {
+    const blocked = toGatewayError(error);
+    amendRecord(ctx, { status: blocked.status, type: blocked.type });
+    throw error;
+  }
+  if (ctx.pipeline.length > before) amendRecord(ctx);
+  return outcome;
+}
+
+const PERIOD = { daily: "day", weekly: "week", monthly: "month" } as const;
+
+/**
+ * Reserves the request's worst case under every budget (each on its own) and makes `ctx.credit` the one hold over
+ * them and the key's. A budget that cannot cover it is a 403; a kv that cannot be reached fails closed (503), as
+ * key limits do.
+ */
+async function holdBudgets(ctx: RequestContext, policy: Policy): Promise<CreditHold[]> {
+  if (policy.budgets.length === 0) return [];
+  const size = sizeFor(ctx, ctx.request, promptSize(ctx.request));
+  if (!size) return [];
+  const service = guardrailsOf(ctx.deps);
+  const holds: CreditHold[] = [];
+  for (const budget of policy.budgets) {
+    let hold: CreditHold | undefined;
+    try {
+      hold = await service.budgets.reserve(budget, size.amount, ctx.generationId);
+    } catch (err) {
+      for (const h of holds) void h.release().catch(() => undefined);
+      ctx.deps.logger.error({ err }, "guardrails: budget reservation failed: the kv is unreachable (failing closed)");
+      throw new GatewayError("provider_unavailable", "Service temporarily unavailable: guardrail budgets cannot be checked right now", { status: 503, retryable: true, retryAfter: 1 });
+    }
+    if (!hold) {
+      for (const h of holds) void h.release().catch(() => undefined);
+      const { guardrail, limitUsd, reset } = budget;
+      throw new GatewayError("permission_denied", `Request blocked by guardrail "${guardrail.name}": its budget of $${limitUsd}${reset ? ` per ${PERIOD[reset]}` : ""} cannot cover this request`, {
+        metadata: { guardrail_id: guardrail.id, guardrail_name: guardrail.name, limit_usd: limitUsd, reset_interval: reset },
+      });
+    }
+    holds.push(hold);
+  }
+  const ids = policy.budgets.map((b) => b.guardrail.id);
+  ctx.credit = combinedHold(ctx.credit, holds, (cost) => service.budgets.tagGeneration(ctx.generationId, ids, cost, ctx.startedAt));
+  return holds;
+}

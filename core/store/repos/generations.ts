@@ -5,9 +5,10 @@ import { toBinding } from "../sqlite-driver.ts";
 import type { GenerationsTable, StoreDatabase } from "../schema.ts";
 import type { GenerationRecord, GenerationRepo } from "../types/generations.ts";
 import { fromBool, toBool, toNumber, toNumberOrNull } from "./convert.ts";
+import { listGenerations, usageByDay } from "./generation-log.ts";
 
 /**
- * Rows per INSERT: 20 columns × 500 = 10,000 bind parameters, below both SQLite's (32,766) and Postgres' (65,535)
+ * Rows per INSERT: 21 columns × 500 = 10,500 bind parameters, below both SQLite's (32,766) and Postgres' (65,535)
  * per-statement limits.
  */
 const ROWS_PER_INSERT = 500;
@@ -34,6 +35,7 @@ const COLUMNS = [
   "latency_ms",
   "first_token_ms",
   "created_at",
+  "details",
 ] as const satisfies ReadonlyArray<keyof GenerationsTable>;
 
 /** Same statement as the batched kysely INSERT, one row at a time: prepared once, cached by bun:sqlite. */
@@ -43,6 +45,9 @@ const INSERT_ONE_SQLITE =
 
 /** Adds a newly written record's cost to its key's usage (the ledger's billing step). */
 const ADD_USAGE_SQLITE = `update "api_keys" set "usage_usd" = "usage_usd" + ? where "hash" = ?`;
+
+/** Records a generation's cost under a guardrail budget (issue 15); a retried flush adds nothing twice. */
+const ADD_SPEND_SQLITE = `insert into "guardrail_spend" ("guardrail_id", "generation_id", "created_at", "cost_usd") values (?, ?, ?, ?) on conflict do nothing`;
 
 /** Runs statements on the SQLite store's bun:sqlite handle, serialized with kysely's one connection (store.ts). */
 export type SqliteRunner = <T>(run: (database: Database) => T) => Promise<T>;
@@ -71,7 +76,10 @@ export function createGenerationRepo(db: Kysely<StoreDatabase>, sqlite?: SqliteR
         return;
       }
       await db.transaction().execute(async (trx) => {
-        const totals = costByKey(await insertNew(trx, records));
+        const inserted = await insertNew(trx, records);
+        const spend = budgetSpend(inserted);
+        if (spend.length > 0) await trx.insertInto("guardrail_spend").values(spend).onConflict((oc) => oc.columns(["guardrail_id", "generation_id"]).doNothing()).execute();
+        const totals = costByKey(inserted);
         for (const [hash, amount] of totals) {
           // `usage_usd + ?` is evaluated under the row lock: concurrent flushes never lose an increment.
           await trx.updateTable("api_keys").set((eb) => ({ usage_usd: eb("usage_usd", "+", amount) })).where("hash", "=", hash).execute();
@@ -88,6 +96,10 @@ export function createGenerationRepo(db: Kysely<StoreDatabase>, sqlite?: SqliteR
         .executeTakeFirst();
       return row && toRecord(row);
     },
+
+    list: (workspaceId, query) => listGenerations(db, workspaceId, query).then((rows) => rows.map(toRecord)),
+
+    usageByDay: (workspaceId, range) => usageByDay(db, workspaceId, range),
 
     async costSince(keyHash, since) {
       const row = await db
@@ -136,12 +148,27 @@ function writeSqlite(database: Database, records: readonly GenerationRecord[], b
     if (bill) {
       const addUsage = database.query(ADD_USAGE_SQLITE);
       for (const [hash, amount] of costByKey(inserted)) addUsage.run(amount, hash);
+      const spend = budgetSpend(inserted);
+      if (spend.length > 0) {
+        const addSpend = database.query(ADD_SPEND_SQLITE);
+        for (const row of spend) addSpend.run(row.guardrail_id, row.generation_id, row.created_at, row.cost_usd);
+      }
     }
     database.run("commit");
   } catch (error) {
     if (database.inTransaction) database.run("rollback");
     throw error;
   }
+}
+
+/** The guardrail budget rows of newly stored records (issue 15): what each cost under each budget it counted against. */
+function budgetSpend(records: readonly GenerationRecord[]) {
+  const rows: Array<{ guardrail_id: string; generation_id: string; created_at: number; cost_usd: number }> = [];
+  for (const r of records) {
+    if (!r.guardrailBudgets || !(r.cost > 0) || !Number.isFinite(r.cost)) continue;
+    for (const id of r.guardrailBudgets) rows.push({ guardrail_id: id, generation_id: r.id, created_at: Math.round(r.createdAt), cost_usd: r.cost });
+  }
+  return rows;
 }
 
 /**
@@ -177,6 +204,7 @@ function toRow(r: GenerationRecord): Insertable<GenerationsTable> {
     latency_ms: Math.round(r.latencyMs),
     first_token_ms: r.firstTokenMs === null ? null : Math.round(r.firstTokenMs),
     created_at: Math.round(r.createdAt),
+    details: r.details ?? null,
   };
 }
 
@@ -202,5 +230,7 @@ function toRecord(row: Selectable<GenerationsTable>): GenerationRecord {
     latencyMs: toNumber(row.latency_ms),
     firstTokenMs: toNumberOrNull(row.first_token_ms),
     createdAt: toNumber(row.created_at),
+    // Absent rather than null when none was kept (records written before migration 0005, or hand-built ones).
+    ...(row.details !== null && row.details !== undefined ? { details: row.details } : {}),
   };
 }

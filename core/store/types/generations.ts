@@ -25,6 +25,39 @@ export interface GenerationRecord {
   firstTokenMs: number | null;
   /** Unix ms. */
   createdAt: number;
+  /**
+   * JSON text of what the admin page shows about one generation: `{attempts, pipeline, warnings}` (accounting.ts
+   * writes it, capped in size). Absent or null for records written before it existed.
+   */
+  details?: string | null;
+  /**
+   * Guardrails whose budget this generation counts against (issue 15): `bill` writes one `guardrail_spend` row per
+   * id with the record, so a budget window is re-seeded from the store like a key's. Not a column of its own.
+   */
+  guardrailBudgets?: readonly string[];
+}
+
+/** Filters of the generation log (`GET /generations`), newest first. */
+export interface GenerationQuery {
+  /** Only generations older than this one (the previous page's last): created_at, then id, descending. */
+  before?: { createdAt: number; id: string };
+  limit: number;
+  model?: string;
+  providerId?: string;
+  keyHash?: string;
+  /** `success`: status 200; `error`: any other. */
+  outcome?: "success" | "error";
+}
+
+/** One day's usage of one group (a key, a model or a provider), from `usageByDay`. */
+export interface DailyUsage {
+  /** Days since the Unix epoch (UTC). */
+  day: number;
+  group: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
 }
 
 /** The billed generations: batched inserts from the usage ledger, single reads by id. */
@@ -40,4 +73,8 @@ export interface GenerationRepo {
   get(id: string, workspaceId: string): Promise<GenerationRecord | undefined>;
   /** USD a key was charged for generations created at or after `since` (Unix ms): seeds credit windows. */
   costSince(keyHash: string, since: number): Promise<number>;
+  /** A page of the workspace's generation log, newest first. */
+  list(workspaceId: string, query: GenerationQuery): Promise<GenerationRecord[]>;
+  /** Usage summed per UTC day and group over `[from, to)` (Unix ms). */
+  usageByDay(workspaceId: string, range: { from: number; to: number; groupBy: "key" | "model" | "provider" }): Promise<DailyUsage[]>;
 }

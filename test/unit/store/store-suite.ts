@@ -317,6 +317,35 @@ export function describeStore(label: string, dialect: Store["dialect"], open: Op
         expect(await store.generations.get(`${ws}-1233`, ws)).toEqual(records[1233]!);
       });
 
+      test("details round-trip; the log pages newest first with filters; usage sums per UTC day and group", async () => {
+        const ws = unique("ws");
+        const day = 86_400_000;
+        const t0 = Date.UTC(2025, 6, 14, 10);
+        const records = [
+          generation(ws, { id: `${ws}-a`, createdAt: t0, model: "m/one", keyHash: "k1", cost: 0.5, inputTokens: 10, outputTokens: 1, details: '{"attempts":[]}' }),
+          generation(ws, { id: `${ws}-b`, createdAt: t0 + 1000, model: "m/two", keyHash: "k1", cost: 0.25, inputTokens: 20, outputTokens: 2 }),
+          generation(ws, { id: `${ws}-c`, createdAt: t0 + day, model: "m/one", keyHash: "k2", cost: 1, inputTokens: 30, outputTokens: 3, status: 502 }),
+          generation(unique("other"), { createdAt: t0 }),
+        ];
+        await store.generations.insertMany(records);
+        expect((await store.generations.get(`${ws}-a`, ws))?.details).toBe('{"attempts":[]}');
+        const page1 = await store.generations.list(ws, { limit: 2 });
+        expect(page1.map((g) => g.id)).toEqual([`${ws}-c`, `${ws}-b`]);
+        const last = page1.at(-1)!;
+        expect((await store.generations.list(ws, { limit: 2, before: { createdAt: last.createdAt, id: last.id } })).map((g) => g.id)).toEqual([`${ws}-a`]);
+        expect((await store.generations.list(ws, { limit: 10, model: "m/one" })).map((g) => g.id)).toEqual([`${ws}-c`, `${ws}-a`]);
+        expect((await store.generations.list(ws, { limit: 10, outcome: "error" })).map((g) => g.id)).toEqual([`${ws}-c`]);
+        expect((await store.generations.list(ws, { limit: 10, keyHash: "k1", outcome: "success" })).map((g) => g.id)).toEqual([`${ws}-b`, `${ws}-a`]);
+        const usage = await store.generations.usageByDay(ws, { from: t0 - day, to: t0 + 2 * day, groupBy: "model" });
+        const first = Math.floor(t0 / day);
+        expect(usage).toEqual([
+          { day: first, group: "m/one", requests: 1, inputTokens: 10, outputTokens: 1, cost: 0.5 },
+          { day: first, group: "m/two", requests: 1, inputTokens: 20, outputTokens: 2, cost: 0.25 },
+          { day: first + 1, group: "m/one", requests: 1, inputTokens: 30, outputTokens: 3, cost: 1 },
+        ]);
+        expect((await store.generations.usageByDay(ws, { from: t0, to: t0 + day, groupBy: "key" })).map((u) => [u.group, u.requests])).toEqual([["k1", 2]]);
+      });
+
       test("fractional latencies are stored as whole milliseconds", async () => {
         const record = generation(unique("ws"), { latencyMs: 12.6, firstTokenMs: 3.2 });
         await store.generations.insertMany([record]);

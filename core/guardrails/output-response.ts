@@ -1,0 +1,32 @@
+/**
+ * Output filters on a whole (non-streamed) answer: its text, reasoning, refusals and the string values of its
+ * tool-call arguments, with the same verdict as on the way in: a block is a 403 (the answer was produced and is
+ * billed), redactions rewrite the parts, flags are recorded.
+ */
+import type { CanonicalResponse } from "../model/response.ts";
+import type { PipelineEntry } from "../pipeline/context.ts";
+import type { Filter } from "./policy.ts";
+import { applyRedactions } from "./redact.ts";
+import { blockError, pipelineEntries } from "./report.ts";
+import { jsonSlots, type TextSlot } from "./request-texts.ts";
+import { scanSlots } from "./scan.ts";
+
+export function responseSlots(response: CanonicalResponse): TextSlot[] {
+  const slots: TextSlot[] = [];
+  for (const part of response.parts) {
+    if (part.type === "text" || part.type === "reasoning" || part.type === "refusal") {
+      slots.push({ role: "assistant", text: part.text, set: (value) => void (part.text = value) });
+    } else if (part.type === "tool-call") {
+      jsonSlots("assistant", part.arguments, (value) => void (part.arguments = value), slots);
+    }
+  }
+  return slots;
+}
+
+/** Checks (and may rewrite) `response`; throws the 403 of a block. Entries go to `pipeline`. */
+export function guardResponse(response: CanonicalResponse, filters: readonly Filter[], pipeline: PipelineEntry[]): void {
+  const verdict = scanSlots(responseSlots(response), filters, "output");
+  pipeline.push(...pipelineEntries(verdict, "output"));
+  if (verdict.blocks.length > 0) throw blockError(verdict.blocks, "output");
+  applyRedactions(verdict.redactions);
+}
