@@ -16,9 +16,16 @@ export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> 
   const selected = ctx.served;
   const considered = ctx.candidates;
   const attempt = ctx.attempts.length;
-  const requested = ctx.request.model ?? ctx.request.models[0] ?? "";
-  const fallbackUsed = attempt > 1 || (selected !== undefined && selected.model.id !== requested);
-  const strategy = fallbackUsed ? "fallback" : "direct";
+  const routed = ctx.request.model ?? ctx.request.models[0] ?? "";
+  // Failed attempts, not all of them: a request's several turns (agent loop, a plugin's panel) are no fallback.
+  const fallbackUsed = failedAttempts(ctx) > 0 || (selected !== undefined && selected.model.id !== routed);
+  const routing = fallbackUsed ? "fallback" : "direct";
+  // A plugin that chose the model (a router, fusion) names its strategy (the last one wins) in its entry, and a
+  // router the model id the client asked for (`service/auto`).
+  const chooser = ctx.pipeline.findLast((entry) => typeof entry.strategy === "string");
+  const strategy = typeof chooser?.strategy === "string" ? chooser.strategy : routing;
+  const asked = ctx.pipeline.find((entry) => typeof entry.requested === "string")?.requested;
+  const requested = typeof asked === "string" ? asked : routed;
   const endpoints: Record<string, unknown> = {
     available: considered.map((c) => ({ model: c.model.id, provider: c.provider.id, selected: c === selected })),
     total: considered.length,
@@ -35,7 +42,7 @@ export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> 
     region: "local",
     requested,
     strategy,
-    summary: summaryOf(ctx, strategy, requested),
+    summary: chooser && typeof chooser.summary === "string" ? `${chooser.summary}; ${summaryOf(ctx, routing, routed)}` : summaryOf(ctx, routing, routed),
     attempts: ctx.attempts.map((a) => ({
       model: a.model,
       provider: a.providerId,
@@ -54,7 +61,7 @@ function summaryOf(ctx: RequestContext, strategy: string, requested: string): st
   const selected = ctx.served;
   const attempt = ctx.attempts.length;
   if (!selected) return attempt === 0 ? "No provider was reached" : `No endpoint served the request after ${attempt} attempt(s)`;
-  const failed = attempt - 1;
+  const failed = failedAttempts(ctx);
   let summary =
     strategy === "direct"
       ? `Routed to ${selected.provider.id} for ${selected.model.id}`
@@ -65,4 +72,10 @@ function summaryOf(ctx: RequestContext, strategy: string, requested: string): st
   if (tier !== undefined) summary += ` at the ${tier} tier`;
   if (ctx.route?.sticky?.pinned === selected.provider.id) summary += " (sticky session)";
   return summary;
+}
+
+function failedAttempts(ctx: RequestContext): number {
+  let failed = 0;
+  for (const a of ctx.attempts) if (a.errorType !== undefined || (a.status !== undefined && a.status >= 400)) failed++;
+  return failed;
 }

@@ -34,6 +34,22 @@ export function ceilingFor(request: CanonicalRequest, catalog: Catalog): PriceCe
   return found.length === 1 ? found[0] : mergeCeilings(found);
 }
 
+const catalogCeilings = new WeakMap<Catalog, PriceCeiling>();
+
+/**
+ * The price ceiling over every model of the catalog: what a request for a router's model id (`service/auto`, which
+ * may pick any model) reserves, since its model is chosen only after the reservation.
+ */
+export function catalogCeiling(catalog: Catalog): PriceCeiling | undefined {
+  let ceiling = catalogCeilings.get(catalog);
+  if (!ceiling) {
+    const models = catalog.list();
+    if (models.length === 0) return undefined;
+    catalogCeilings.set(catalog, (ceiling = mergeCeilings(models.map((model) => ceilingOf(model.endpoints)))));
+  }
+  return ceiling;
+}
+
 /** Sizes the reservation. */
 export function sizeReservation(request: CanonicalRequest, prompt: PromptSize, ceiling: PriceCeiling, defaultMaxOutput: number): ReservationSize {
   const declared = request.maxTokens ?? ceiling.maxOutputTokens;

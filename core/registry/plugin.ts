@@ -14,14 +14,26 @@ import type { CanonicalResponse } from "../model/response.ts";
 import type { Outcome } from "../pipeline/outcome.ts";
 import type { CatalogView, EndpointView } from "../routing/catalog-view.ts";
 import type { ModuleBase } from "./define.ts";
-import type { ModuleHelpers } from "./helpers.ts";
+import type { FetchFunction, ModuleHelpers } from "./helpers.ts";
 
 /** What a plugin hook sees: the request it is serving and what it may use; never the internal context. */
 export interface PluginContext {
   request: CanonicalRequest;
   /** Options for this request: config defaults shallow-merged with the request's plugin entry. */
   readonly options: Record<string, unknown>;
+  /**
+   * True when the request or the operator's config (`enabled: true`) turned the plugin on; false when it runs only
+   * because it is on by default (`enabledByDefault`), so it can act only where its default applies.
+   */
+  readonly explicit: boolean;
+  /** This plugin's scratch space for the whole request, shared by all its hooks (e.g. what `pre` found for `post`). */
+  readonly state: Map<string, unknown>;
   readonly helpers: ModuleHelpers;
+  /**
+   * Outbound HTTP under the gateway's network policy (public addresses only, unless `network.allow_private`): for
+   * URLs a request names. `helpers.fetch` is the provider client and applies no such policy.
+   */
+  readonly fetch: FetchFunction;
   /** Aborted when the client goes away (or the batch worker stops): stop any work of your own then. */
   readonly signal: AbortSignal;
   /** Models, endpoints, prices, context lengths and measured latency and throughput; read-only. */
@@ -35,6 +47,19 @@ export interface PluginContext {
   charge(amount: number, description: string): Promise<void>;
   /** Routes `request` as the next turn would (the candidates, first choice first), without calling anything. */
   route(request: CanonicalRequest): Promise<RouteDecision>;
+  /**
+   * Runs `request` to a whole response as a request of its own inside this one (a judge's verdict, a panel's
+   * draft): its `service:*` tools run in an agent loop of their own, each of its turns passes the `around` hooks of
+   * the plugins after this one, and every turn and tool charge is billed with this request (credit holds included).
+   * Never streamed. Rejects with a GatewayError as a turn does; `options.signal` cuts it short (a time cap).
+   */
+  complete(request: CanonicalRequest, options?: { signal?: AbortSignal }): Promise<CanonicalResponse>;
+  /**
+   * Runs one call of the server tool `type` (`service:web_search`) for this request, exactly as the agent loop
+   * would: the request-side `parameters` checked (a 400 naming the field), the operator's settings, the network
+   * policy, the time limit and the tool's own charges. Resolves with the tool's result; rejects with its error.
+   */
+  runTool(type: string, args: Record<string, unknown>, parameters?: Record<string, unknown>): Promise<unknown>;
 }
 
 /** A turn's routing decision; pass it back to `turn` to call exactly these endpoints. */
@@ -82,5 +107,17 @@ export interface PluginModule extends ModuleBase {
   readonly priority?: number;
   /** Whether the plugin runs on every request (true) or only when the request names it (false, default). */
   readonly enabledByDefault?: boolean;
+  /**
+   * For a plugin on only by default (the request did not name it, the operator did not turn it on): whether this
+   * request can concern it at all. False leaves it out of the request entirely (no hook, no context, no cost), so a
+   * default-on plugin costs the requests it never acts on nothing but this test. Keep it cheap.
+   */
+  appliesTo?(request: CanonicalRequest, catalog: CatalogView): boolean;
+  /**
+   * Model ids the plugin answers to (a router's `service/auto`): a request whose `model` is one of them runs the
+   * plugin (unless its entry says `enabled: false`), and its credit is reserved against the dearest model of the
+   * catalog. They are not catalog models: the plugin must replace the model (in `pre`) before the request routes.
+   */
+  readonly models?: readonly string[];
   readonly hooks: PluginHooks;
 }

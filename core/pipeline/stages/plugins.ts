@@ -25,7 +25,9 @@ export const pluginsStage: Stage = {
       if (outcome.kind === "response" && post) {
         outcome = checkedOutcome(responseOutcome(await post(contextFor(ctx.request), outcome.response)), `plugin "${plugin.id}" post()`);
       } else if (outcome.kind === "stream" && stream) {
-        outcome = mapStream(outcome, (events) => stream(contextFor(ctx.request), events));
+        // A hook that hands back the stream it got (nothing to do for this request) adds no layer to every event.
+        const events = stream(contextFor(ctx.request), outcome.events);
+        if (events !== outcome.events) outcome = mapStream(outcome, () => events);
       }
     }
     return outcome;

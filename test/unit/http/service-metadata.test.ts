@@ -93,6 +93,28 @@ describe("serviceMetadataOf", () => {
     expect(metadata.pipeline).toEqual([{ type: "plugin", name: "shout" }]);
   });
 
+  test("several successful turns (an agent loop, a plugin's panel) are no fallback", () => {
+    const ctx = testContext();
+    ctx.candidates = [onP1];
+    ctx.served = onP1;
+    ctx.attempts = [
+      { model: "acme/a", providerId: "p1", startedAt: 0, status: 200 },
+      { model: "acme/a", providerId: "p1", startedAt: 0, status: 200 },
+    ];
+    expect(serviceMetadataOf(ctx)).toMatchObject({ attempt: 2, strategy: "direct", summary: "Routed to p1 for acme/a" });
+  });
+
+  test("a plugin that chose the model names the strategy, the model id asked for (a router's) and why", () => {
+    const ctx = testContext();
+    ctx.candidates = [onP1];
+    ctx.served = onP1;
+    ctx.attempts = [{ model: "acme/a", providerId: "p1", startedAt: 0, status: 200 }];
+    ctx.pipeline.push({ type: "plugin", name: "auto-router", strategy: "auto", requested: "service/auto", summary: "auto-router chose acme/a: task coding" });
+    expect(serviceMetadataOf(ctx)).toMatchObject({ strategy: "auto", requested: "service/auto", summary: "auto-router chose acme/a: task coding; Routed to p1 for acme/a" });
+    ctx.pipeline.push({ type: "plugin", name: "fusion", strategy: "fusion", summary: "fusion: 2 draft(s)" });
+    expect(serviceMetadataOf(ctx)).toMatchObject({ strategy: "fusion", requested: "service/auto", summary: "fusion: 2 draft(s); Routed to p1 for acme/a" });
+  });
+
   test("no warnings and no pipeline entries: the keys are absent", () => {
     const metadata = serviceMetadataOf(testContext());
     expect(metadata).not.toHaveProperty("warnings");
