@@ -15,7 +15,14 @@ import { announce, required } from "./child.ts";
 const dir = required("BENCH_DIR");
 const model = required("BENCH_MODEL");
 
+/**
+ * `BENCH_OBSERVE`: `off` turns metrics off (no observer at all: the baseline of bench/observability.ts); `on` adds
+ * tracing to the OTLP sink at `BENCH_OTLP` (sampling `BENCH_SAMPLE`, default every request); unset is the default (metrics on, tracing off), what `npm run bench` runs.
+ */
+const observe = process.env.BENCH_OBSERVE;
 const file = validateConfigFile({
+  ...(observe === "off" ? { metrics: { enabled: false } } : {}),
+  ...(observe === "on" ? { tracing: { endpoint: required("BENCH_OTLP"), sample_ratio: Number(process.env.BENCH_SAMPLE ?? 1) } } : {}),
   providers: [
     {
       id: "sim",

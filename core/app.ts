@@ -3,10 +3,13 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { createAuthenticator } from "./auth/authenticate.ts";
 import type { Deps } from "./deps.ts";
-import { errors } from "./errors.ts";
+import { errors, toGatewayError } from "./errors.ts";
 import { formatRoutes } from "./formats/index.ts";
 import { envelopeOf, errorResponse } from "./http/envelope.ts";
-import { payloadTooLarge, readUndeclaredJson } from "./http/body-limit.ts";
+import { hasCredential, oncePerRequest, UNREAD_BODY } from "./http/auth-first.ts";
+import { payloadTooLarge } from "./http/body-limit.ts";
+import { readJsonBody } from "./http/body-read.ts";
+import { bodyLimitsOf } from "./http/edge-limits.ts";
 import { edgeError, type RouteTable } from "./http/edge-errors.ts";
 import { accountRoutes } from "./api/account.ts";
 import { catalogRoutes } from "./api/catalog.ts";
@@ -16,13 +19,21 @@ import { batchRoutes } from "./api/batches.ts";
 import { containerRoutes } from "./api/containers.ts";
 import { keyRoutes } from "./api/keys.ts";
 import { presetRoutes } from "./api/presets.ts";
+import { guardrailRoutes } from "./api/guardrails.ts";
+import { guardrailAssignmentRoutes } from "./api/guardrail-assignments.ts";
+import { betaAdmissionRoutes } from "./api/beta-admissions.ts";
+import { metricsRoute } from "./observe/metrics/route.ts";
+import { usageRoutes } from "./api/usage.ts";
+import { generationLogRoutes } from "./api/generations.ts";
 
 export const API_PREFIX = "/api/v1";
 
 export function createApp(deps: Deps, defaultWorkspaceId: string) {
-  const auth = createAuthenticator(deps, defaultWorkspaceId);
+  // One authentication per request, whether the body parser (below) or the route asks first.
+  const auth = oncePerRequest(createAuthenticator(deps, defaultWorkspaceId));
   const routes: RouteTable = new Map();
   const limit = deps.config.bodyLimitBytes;
+  const bodyLimits = bodyLimitsOf(deps.config);
   const trimmer = deps.idleTrimmer;
 
   const api = new Elysia({ prefix: API_PREFIX, name: "api", normalize: false })
@@ -32,11 +43,19 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
     .use(accountRoutes(deps, auth))
     .use(presetRoutes(deps, auth))
     .use(batchRoutes(deps, auth))
-    .use(containerRoutes(deps, auth));
+    .use(containerRoutes(deps, auth))
+    .use(guardrailRoutes(deps, auth))
+    .use(guardrailAssignmentRoutes(deps, auth))
+    .use(betaAdmissionRoutes(deps, auth))
+    .use(usageRoutes(deps, auth))
+    .use(generationLogRoutes(deps, auth));
   // Elysia instances are mutable: `use` registers the routes on `api` itself.
   for (const route of formatRoutes) api.use(inferenceRoute(deps, auth, route.path, route.format, route.summary));
 
-  const app = new Elysia({ name: "gateway", normalize: false })
+  // `standardHostname: false`: Elysia finds the path as the first "/" after index 11 of the URL, assuming a Host of
+  // at least four characters; with `Host: x` the path of `http://x/api/v1/health` became `/v1/health` (issue 16
+  // item 10). From index 7 (just after `http://`, all this server speaks) the path is right whatever the Host.
+  const app = new Elysia({ name: "gateway", normalize: false, handler: { standardHostname: false } })
     .onRequest(({ request }) => {
       trimmer?.touch();
       // No id or slug of this API holds U+0000 (the store could not even look one up: Postgres refuses it in text),
@@ -52,9 +71,19 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
         return errorResponse(error, envelopeOf(error), { "x-generation-id": deps.ids.id("gen-") });
       }
     })
-    // Only a body without a declared length is read here (with its bound); every other body: Elysia's own parser.
-    .onParse(({ request }) => readUndeclaredJson(request, limit))
-    .onError(({ code, error, request }) => edgeError(code, error, request, routes, deps.ids.id("gen-")))
+    // Every body is read here, with its bounds of size, time and nesting (core/http/body-read.ts) — and only once the
+    // request is authenticated: every route with a body needs a key, and without one nobody may hold a connection
+    // open by sending a body slowly. (401 thus precedes 400 for a malformed body too. A route that ever takes a body
+    // without a key, or a body that is not JSON, must be told apart here: Elysia's own parsers have none of the bounds.)
+    .onParse(async ({ request }) => {
+      if (request.body === null) return undefined;
+      if (!hasCredential(request)) return UNREAD_BODY;
+      // Elysia reports whatever a parser throws as a parse failure; an unexpected error must stay a 500 (with its
+      // cause logged), not become "Malformed JSON": core/http/edge-errors.ts passes our own errors through as they are.
+      await auth.authenticate(request.headers).catch((error: unknown) => Promise.reject(toGatewayError(error)));
+      return readJsonBody(request, bodyLimits);
+    })
+    .onError(({ code, error, request }) => edgeError(code, error, request, routes, deps.ids.id("gen-"), deps.logger))
     .use(
       openapi({
         path: "/docs",
@@ -63,6 +92,8 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
         },
       }),
     )
+    // Prometheus scrapes `/metrics` at the root by convention (README "Metrics").
+    .use(metricsRoute(deps))
     .use(api);
 
   for (const route of app.routes) {

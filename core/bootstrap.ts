@@ -21,6 +21,7 @@ import { loadExtensions } from "./registry/load-extensions.ts";
 import { createModuleHelpers } from "./registry/module-helpers.ts";
 import { ModuleError, Registry } from "./registry/registry.ts";
 import { checkModuleOptions } from "./registry/options.ts";
+import { PLUGIN_SWITCHES, pluginDefaults } from "./pipeline/plugins/active.ts";
 import { buildCatalog } from "./routing/catalog.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
 import { createSafeFetch } from "./net/safe-fetch.ts";
@@ -32,11 +33,14 @@ import { IdleTrimmer } from "./ops/idle-trim.ts";
 import { DirectoryContainerService } from "./containers/service.ts";
 import { createSandboxBackend, type SandboxBackend } from "./sandbox/backend.ts";
 import { openStreamCount } from "./http/sse.ts";
+import { startOperatorSurface } from "./observe/surface.ts";
+import { countedApp, type RequestHandler } from "./observe/metrics/counted-app.ts";
 import type { Store } from "./store/types.ts";
 
 export interface Gateway {
   deps: Deps;
-  app: GatewayApp;
+  /** The request handler: the Elysia app, wrapped to count every HTTP request when metrics are on. */
+  app: RequestHandler;
   defaultWorkspaceId: string;
   idleTrimmer: IdleTrimmer;
   /** Flushes the usage ledger and closes the store and kv. */
@@ -80,7 +84,11 @@ export async function buildRegistry(config: GatewayConfig): Promise<Registry> {
   for (const [id, options] of Object.entries(config.plugins)) {
     const plugin = registry.plugin(id);
     if (!plugin) throw new ModuleError(`invalid config field "plugins.${id}": no plugin with id "${id}" is registered`);
-    checkModuleOptions(plugin, options, `config plugins.${id}`);
+    // `enabled` and `locked` are the operator's switches (core/pipeline/plugins/active.ts), not plugin options.
+    for (const key of PLUGIN_SWITCHES) {
+      if (options[key] !== undefined && typeof options[key] !== "boolean") throw new ModuleError(`invalid config field "plugins.${id}.${key}": must be a boolean`);
+    }
+    checkModuleOptions(plugin, pluginDefaults(options), `config plugins.${id}`);
   }
   // Tool settings too: a typo in `tools.web_search` stops start-up instead of surfacing per request.
   for (const [name, settings] of Object.entries(config.tools)) {
@@ -113,13 +121,15 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const ids = overrides.ids ?? randomIds;
   // Streamed provider calls go over our own keep-alive sockets; one-shot calls over Bun's fetch while it has room,
   // then over ours (core/upstream-http/one-shot.ts). Tests inject their own fetch for both.
-  const upstreamFetch = overrides.fetch ? undefined : createUpstreamFetch();
+  const upstreamFetch = overrides.fetch ? undefined : createUpstreamFetch({ logger });
   const streamFetch = overrides.streamFetch ?? overrides.fetch ?? upstreamFetch!;
   const fetchImpl = overrides.fetch ?? createOneShotFetch({ bunFetch: globalThis.fetch, own: upstreamFetch!, limit: Math.floor(bunFetchCap(process.env) / 2) });
   const ledger = new UsageLedger(store, logger);
   const keyCache = new KeyCache(store.keys, kv, () => clock.now());
   const routing = createRoutingRuntime({ kv, clock, logger, catalog, settings: routingOf(config), ...(overrides.random ? { random: overrides.random } : {}) });
   const credits = new CreditLedger(kv, store, ledger, clock, logger, limitsOf(config));
+  // Metrics and (when configured) tracing: README "Operating the gateway".
+  const surface = await startOperatorSurface(config, clock, logger);
   const deps: Deps = {
     config,
     clock,
@@ -137,6 +147,8 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     streamHelpers: createModuleHelpers({ logger, fetch: streamFetch, kv, clock, ids }),
     routing,
     credits,
+    ...(surface.observer ? { observer: surface.observer } : {}),
+    ...(surface.metrics ? { metrics: surface.metrics } : {}),
   };
   const workspace = await store.workspaces.ensureDefault();
   ledger.start();
@@ -160,7 +172,9 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const containers = new DirectoryContainerService({ settings: sandbox, backend: sandboxBackend, clock, logger });
   deps.containers = containers;
   await containers.start();
-  const app = createApp(deps, workspace.id);
+  surface.metrics?.start(deps);
+  const elysia: GatewayApp = createApp(deps, workspace.id);
+  const app = surface.metrics ? countedApp(elysia, surface.metrics.families) : elysia;
   batchWorker?.start();
   trimmer.start();
   return {
@@ -179,6 +193,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
       await kv.close();
       await store.close();
       upstreamFetch?.close();
+      await surface.close();
     },
   };
 }

@@ -12,6 +12,8 @@ import type { ModuleHelpers } from "./registry/helpers.ts";
 import type { CreditLedger } from "./limits/credits.ts";
 import type { RoutingRuntime } from "./routing/runtime.ts";
 import type { ContainerService } from "./containers/contract.ts";
+import type { Observer } from "./observe/observer.ts";
+import type { GatewayMetrics } from "./observe/metrics/metrics.ts";
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -53,7 +55,11 @@ export interface Deps {
   /** Containers of the bash, shell, files and apply_patch tools (absent: those tools fail with a tool error). */
   containers?: ContainerService;
   /** This process's batch worker, when it runs one (README "Batches"); routes wake it when work arrives. */
-  batchWorker?: { wake(): void };
+  batchWorker?: { wake(): void; readonly runningItems?: number };
   /** Counts requests so memory can be given back once traffic stops (core/ops/idle-trim.ts). */
   idleTrimmer?: { touch(): void };
+  /** Told of turns, tool calls and settled requests: metrics and traces (core/observe/); absent when both are off. */
+  observer?: Observer;
+  /** What `GET /metrics` serves; absent when `metrics.enabled` is false. */
+  metrics?: GatewayMetrics;
 }

@@ -58,6 +58,11 @@ export class UsageLedger {
     return sum;
   }
 
+  /** Records not yet written (the metrics' view of a database outage). */
+  pendingCount(): number {
+    return this.pendingById.size;
+  }
+
   pendingGeneration(id: string): GenerationRecord | undefined {
     return this.pendingById.get(id);
   }

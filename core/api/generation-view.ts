@@ -9,7 +9,7 @@ import type { GenerationRecord } from "../store/types.ts";
 /** Every inference format of the gateway is a text generation: the peer's `completions`. */
 const API_TYPE = "completions";
 
-export function generationView(g: GenerationRecord): Record<string, unknown> {
+export function generationView(g: GenerationRecord, options: { withDetails: boolean } = { withDetails: true }): Record<string, unknown> {
   return {
     id: g.id,
     model: g.model,
@@ -61,5 +61,20 @@ export function generationView(g: GenerationRecord): Record<string, unknown> {
     provider_responses: null,
     data_region: "global",
     workspace_id: g.workspaceId,
+    ...(options.withDetails ? detailsOf(g.details) : {}),
   };
+}
+
+/**
+ * Our own fields (the admin page's detail view): `attempts`, `pipeline` and `warnings` as accounting recorded them
+ * (core/accounting/generation-details.ts); absent for records written before they were kept.
+ */
+function detailsOf(details: string | null | undefined): Record<string, unknown> {
+  if (!details) return {};
+  try {
+    const parsed = JSON.parse(details) as Record<string, unknown>;
+    return { attempts: parsed.attempts ?? [], pipeline: parsed.pipeline ?? [], warnings: parsed.warnings ?? [] };
+  } catch {
+    return {};
+  }
 }

@@ -1,12 +1,13 @@
 /**
- * `architecture` of a model or endpoint listing (the peer's `ModelArchitecture`): the output modalities the catalog
- * declares (`output_modalities` of the model entries; an entry that declares none produces text, which every
- * adapter does). The catalog declares no input modalities, so text is reported: an image or file reaches a model
- * only if its upstream accepts it, which the gateway cannot know. No tokenizer or instruct type is known.
+ * `architecture` of a model or endpoint listing (the peer's `ModelArchitecture`): the modalities the catalog
+ * declares (`output_modalities` / `input_modalities` of the model entries). An entry that declares no outputs
+ * produces text, which every adapter does; one that declares no inputs is reported as reading text: an image or
+ * file reaches it only if its upstream accepts it, which the gateway cannot know. No tokenizer or instruct type is known.
  */
 import type { Endpoint } from "../routing/catalog.ts";
 
 const OUTPUT_ORDER = ["text", "image"] as const;
+const INPUT_ORDER = ["text", "image", "file"] as const;
 
 export interface Architecture {
   input_modalities: string[];
@@ -21,6 +22,7 @@ export interface Architecture {
 export function architectureOf(endpoints: readonly Endpoint[]): Architecture {
   const outputs = new Set<string>(endpoints.flatMap((e) => e.model.outputModalities ?? ["text"]));
   const output_modalities = OUTPUT_ORDER.filter((m) => outputs.has(m));
-  const input_modalities = ["text"];
+  const inputs = new Set<string>(endpoints.flatMap((e) => e.model.inputModalities ?? ["text"]));
+  const input_modalities: string[] = INPUT_ORDER.filter((m) => inputs.has(m));
   return { input_modalities, output_modalities, modality: `${input_modalities.join("+")}->${output_modalities.join("+")}`, instruct_type: null, tokenizer: null };
 }

@@ -60,6 +60,8 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
     return failed(resultError(error.status, error.type, error.message, paramOf(error.metadata)));
   }
   ctx.principal = principal;
+  // In the log line, and how metrics and traces tell a batch item from an HTTP request (core/observe/labels.ts).
+  ctx.log.batch_id = batch.id;
   try {
     const outcome = await runPipeline(ctx);
     // Batch bodies are non-streaming, so a stream outcome is only ever collected here.

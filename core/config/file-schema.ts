@@ -1,6 +1,8 @@
 /** TypeBox schema of the JSON config file (`GATEWAY_CONFIG`); compiled once at start-up. */
 import { Type, type Static } from "@sinclair/typebox";
 import { LimitsFileSchema, RoutingFileSchema } from "./routing-limits.ts";
+import { MetricsFileSchema, TracingFileSchema } from "./observability.ts";
+import { ProviderTimeoutsSchema, ProviderTlsSchema } from "./provider-transport.ts";
 
 /** Money and prices may be written as numbers or numeric strings (as providers publish them). */
 const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: "^\\s*[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+)?\\s*$" })]);
@@ -37,6 +39,15 @@ const ModelSchema = Type.Object(
     zdr: Type.Optional(Type.Boolean()),
     /** What the model produces: `["text"]`, `["image"]` or `["text", "image"]`; images need `image` here. */
     output_modalities: Type.Optional(Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]), { minItems: 1, uniqueItems: true })),
+    /**
+     * Quality scores 0–1 per task type (`coding`, `reasoning`, `chat`, `creative`, `extraction`, …, `general`) that
+     * the router plugins rank models by (README "Routers"); absent types get the routers' defaults.
+     */
+    quality: Type.Optional(Type.Record(Type.String({ pattern: "^[a-z][a-z_-]*$" }), Type.Number({ minimum: 0, maximum: 1 }))),
+    /** What the model reads: `file` means it takes PDFs natively (the file-parser plugin passes them through). */
+    input_modalities: Type.Optional(
+      Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image"), Type.Literal("file")]), { minItems: 1, uniqueItems: true }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -49,6 +60,10 @@ const ProviderSchema = Type.Object(
     api_key: Type.Optional(Secret),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** TLS of a private or mutually authenticated upstream (README "Upstream connections"). */
+    tls: Type.Optional(ProviderTlsSchema),
+    /** Time-outs of this provider's calls, replacing the `routing` defaults. */
+    timeouts: Type.Optional(ProviderTimeoutsSchema),
     models: Type.Array(ModelSchema, { minItems: 1 }),
   },
   { additionalProperties: false },
@@ -93,6 +108,10 @@ export const ConfigFileSchema = Type.Object(
     routing: Type.Optional(RoutingFileSchema),
     /** Default rate limits and credit reservation sizing (README "Routing and limits"). */
     limits: Type.Optional(LimitsFileSchema),
+    /** `GET /metrics` (README "Operating the gateway"): `{"token": "…"}` asks scrapers for a bearer token. */
+    metrics: Type.Optional(MetricsFileSchema),
+    /** OpenTelemetry traces over OTLP/HTTP (README "Operating the gateway"); the env's OTEL_* also turn them on. */
+    tracing: Type.Optional(TracingFileSchema),
     /** Batch execution (README "Batches"): concurrency, discount and worker timing. */
     batches: Type.Optional(
       Type.Object(
@@ -131,6 +150,13 @@ export const ConfigFileSchema = Type.Object(
           keep_alive_ms: Type.Optional(Type.Integer({ minimum: 100 })),
           shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
           idle_trim_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          /** Reading a request body (README "Limits of the HTTP edge"): total time, grace, minimum rate, nesting. */
+          body_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+          body_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+          body_min_bytes_per_second: Type.Optional(Type.Integer({ minimum: 0 })),
+          max_json_depth: Type.Optional(Type.Integer({ minimum: 8, maximum: 1024 })),
+          /** A stream whose client takes no bytes for this long is ended (and settled). */
+          stream_write_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
         },
         { additionalProperties: false },
       ),

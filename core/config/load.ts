@@ -2,7 +2,9 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { dirname, resolve } from "node:path";
 import { ConfigFileSchema, type ConfigFile } from "./file-schema.ts";
+import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
+import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
 import { simulatorProvider } from "./simulator-default.ts";
 import type { BatchesConfig, ExtensionRef, GatewayConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
 
@@ -14,6 +16,8 @@ export class ConfigError extends Error {
 const fileValidator = TypeCompiler.Compile(ConfigFileSchema);
 
 const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+/** A client that takes no bytes of its stream for this long is gone in all but name (README "Streams"). */
+export const DEFAULT_STREAM_WRITE_TIMEOUT_MS = 30_000;
 
 type Env = Record<string, string | undefined>;
 
@@ -47,7 +51,7 @@ export function validateConfigFile(raw: unknown): ConfigFile {
 }
 
 export function buildConfig(file: ConfigFile, env: Env, configDir: string): GatewayConfig {
-  const providers = (file.providers ?? []).map((p, i) => toProvider(p, i, env));
+  const providers = (file.providers ?? []).map((p, i) => toProvider(p, i, env, configDir));
   if (providers.length === 0 || file.simulator === true) providers.unshift(simulatorProvider());
   assertUnique(providers.map((p) => p.id), "providers[].id");
   return {
@@ -63,6 +67,12 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     keepAliveMs: file.server?.keep_alive_ms ?? 15_000,
     shutdownGraceMs: file.server?.shutdown_grace_ms ?? 30_000,
     idleTrimMs: file.server?.idle_trim_ms ?? 10_000,
+    // Bounds of reading a request body; absent ones take core/http/edge-limits.ts defaults.
+    ...(file.server?.body_timeout_ms !== undefined ? { bodyTimeoutMs: file.server.body_timeout_ms } : {}),
+    ...(file.server?.body_grace_ms !== undefined ? { bodyGraceMs: file.server.body_grace_ms } : {}),
+    ...(file.server?.body_min_bytes_per_second !== undefined ? { bodyMinBytesPerSecond: file.server.body_min_bytes_per_second } : {}),
+    ...(file.server?.max_json_depth !== undefined ? { maxJsonDepth: file.server.max_json_depth } : {}),
+    streamWriteTimeoutMs: file.server?.stream_write_timeout_ms ?? DEFAULT_STREAM_WRITE_TIMEOUT_MS,
     providers,
     extensions: (file.extensions ?? []).map(toExtension),
     plugins: file.plugins ?? {},
@@ -73,8 +83,19 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     limits: toLimitsConfig(file.limits),
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
+    ...observability(file, env),
     configDir,
   };
+}
+
+function observability(file: ConfigFile, env: Env): Pick<GatewayConfig, "metrics" | "tracing"> {
+  try {
+    const tracing = toTracingConfig(file.tracing, env);
+    return { metrics: toMetricsConfig(file.metrics, env), ...(tracing ? { tracing } : {}) };
+  } catch (error) {
+    if (error instanceof ObservabilityConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /**
@@ -131,10 +152,14 @@ function toSandbox(s: ConfigFile["sandbox"]): SandboxConfig {
 type ProviderEntry = NonNullable<ConfigFile["providers"]>[number];
 type ModelEntry = ProviderEntry["models"][number];
 
-function toProvider(p: ProviderEntry, index: number, env: Env): ProviderConfig {
+function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string): ProviderConfig {
   const where = `providers[${index}]`;
   if (p.adapter !== "simulator" && !p.base_url) throw new ConfigError(`invalid config field "${where}.base_url": required`);
+  const tls = toProviderTls(p.tls, where, configDir, (message) => new ConfigError(message));
+  const timeouts = toProviderTimeouts(p.timeouts);
   return {
+    ...(tls ? { tls } : {}),
+    ...(timeouts ? { timeouts } : {}),
     id: p.id,
     adapter: p.adapter,
     baseUrl: (p.base_url ?? "simulator://local").replace(/\/+$/, ""),
@@ -176,6 +201,8 @@ function toModel(m: ModelEntry, where: string): ModelConfig {
     name: m.name,
     description: m.description,
     ...(m.output_modalities ? { outputModalities: [...m.output_modalities] } : {}),
+    ...(m.input_modalities ? { inputModalities: [...m.input_modalities] } : {}),
+    ...(m.quality ? { quality: { ...m.quality } } : {}),
   };
 }
 

@@ -24,6 +24,8 @@ export const RoutingFileSchema = Type.Object(
   {
     first_byte_timeout_ms: Ms(),
     request_timeout_ms: Ms(),
+    request_timeout_margin: Type.Optional(Type.Number({ minimum: 1 })),
+    assumed_output_tokens_per_second: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     idle_timeout_ms: Ms(),
     retry_deadline_ms: Ms(0),
     max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
@@ -62,8 +64,16 @@ export interface RateLimitSetting {
 export interface RoutingConfig {
   /** Streams: until the first output event; beyond it the attempt fails with 408 and the next endpoint is tried. */
   firstByteTimeoutMs: number;
-  /** Non-streamed calls: the whole upstream call (the first byte the client sees is the whole answer). */
+  /**
+   * Non-streamed calls: the least time an answer is given (an upstream answers only once the whole generation is
+   * done). The bound of one call is max(this, margin × max_tokens ÷ the endpoint's output speed); a provider's
+   * `timeouts.request_ms` replaces it (core/pipeline/turn/timeouts.ts).
+   */
   requestTimeoutMs: number;
+  /** How much longer than the expected generation time a non-streamed call may take. */
+  requestTimeoutMargin: number;
+  /** Output speed assumed for an endpoint nobody has measured and whose provider declares none. */
+  assumedOutputTokensPerSecond: number;
   /** Streams: the longest silence between two events once output flows (then an in-band 524). */
   idleTimeoutMs: number;
   /** No new attempt and no backoff sleep starts later than this after the request arrived. */
@@ -92,7 +102,9 @@ export interface LimitsConfig {
 
 export const DEFAULT_ROUTING: RoutingConfig = Object.freeze({
   firstByteTimeoutMs: 60_000,
-  requestTimeoutMs: 600_000,
+  requestTimeoutMs: 60_000,
+  requestTimeoutMargin: 2,
+  assumedOutputTokensPerSecond: 20,
   idleTimeoutMs: 120_000,
   retryDeadlineMs: 30_000,
   maxRetries: 1,
@@ -115,6 +127,8 @@ export function toRoutingConfig(r: Static<typeof RoutingFileSchema> | undefined)
   return {
     firstByteTimeoutMs: r?.first_byte_timeout_ms ?? d.firstByteTimeoutMs,
     requestTimeoutMs: r?.request_timeout_ms ?? d.requestTimeoutMs,
+    requestTimeoutMargin: r?.request_timeout_margin ?? d.requestTimeoutMargin,
+    assumedOutputTokensPerSecond: r?.assumed_output_tokens_per_second ?? d.assumedOutputTokensPerSecond,
     idleTimeoutMs: r?.idle_timeout_ms ?? d.idleTimeoutMs,
     retryDeadlineMs: r?.retry_deadline_ms ?? d.retryDeadlineMs,
     maxRetries: r?.max_retries ?? d.maxRetries,

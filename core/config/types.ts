@@ -1,5 +1,7 @@
 /** The gateway's configuration after env and the JSON file are read and validated (README "Configuration"). */
 import type { LimitsConfig, RoutingConfig } from "./routing-limits.ts";
+import type { MetricsConfig, TracingConfig } from "./observability.ts";
+import type { ProviderTimeouts, ProviderTls } from "./provider-transport.ts";
 
 /** USD per token (per request for `request`, per generated image for `image`). */
 export interface Pricing {
@@ -15,6 +17,9 @@ export interface Pricing {
 
 /** What a model can produce (config `output_modalities`). */
 export type OutputModality = "text" | "image";
+
+/** What a model can read (config `input_modalities`); `file` = PDFs as files. */
+export type InputModality = "text" | "image" | "file";
 
 export interface ModelConfig {
   /** The id clients send, e.g. `acme/model-a`. */
@@ -37,6 +42,10 @@ export interface ModelConfig {
    * the model is not offered for `service:image_generation`). Optional so hand-built configs need not name it.
    */
   outputModalities?: OutputModality[];
+  /** Quality scores 0–1 per task type for the router plugins (config `quality`); undefined when not given. */
+  quality?: Record<string, number>;
+  /** What the model reads; undefined when the config does not say (file-parser then extracts PDFs' text for it). */
+  inputModalities?: InputModality[];
 }
 
 export interface ProviderConfig {
@@ -49,6 +58,10 @@ export interface ProviderConfig {
   models: ModelConfig[];
   /** True for the built-in simulator, so `/models` can label it. */
   simulated: boolean;
+  /** TLS settings of this provider's calls (extra CA, client certificate, server name); absent: the defaults. */
+  tls?: ProviderTls;
+  /** Time-outs replacing the routing defaults for this provider's calls. */
+  timeouts?: ProviderTimeouts;
 }
 
 /** A third-party module named in `extensions`: a path (relative to the config file) or a package name. */
@@ -125,10 +138,20 @@ export interface GatewayConfig {
   idleTimeoutSeconds: number;
   /** Interval of SSE keep-alive comments while waiting for the upstream. */
   keepAliveMs: number;
+  /**
+   * A stream whose client takes no bytes for this long is ended, its upstream stopped and its usage settled
+   * (core/http/sse.ts). Optional so hand-built configs need not name it (default 30 s).
+   */
+  streamWriteTimeoutMs?: number;
   /** How long SIGTERM waits for running streams before closing. */
   shutdownGraceMs: number;
   /** Quiet time after which memory is given back to the system (core/ops/idle-trim.ts); 0 = never. */
   idleTrimMs: number;
+  /** Reading a request body (core/http/edge-limits.ts has the defaults): total time, grace, minimum rate, nesting. */
+  bodyTimeoutMs?: number;
+  bodyGraceMs?: number;
+  bodyMinBytesPerSecond?: number;
+  maxJsonDepth?: number;
   providers: ProviderConfig[];
   extensions: ExtensionRef[];
   /** Per-plugin default options, keyed by plugin id. */
@@ -149,4 +172,8 @@ export interface GatewayConfig {
   batches?: BatchesConfig;
   /** Containers and their sandbox; absent means the defaults (`DEFAULT_SANDBOX` in load.ts). */
   sandbox?: SandboxConfig;
+  /** `GET /metrics`; absent means on and open (`DEFAULT_METRICS`). */
+  metrics?: MetricsConfig;
+  /** OpenTelemetry export; absent means off (no SDK is loaded). */
+  tracing?: TracingConfig;
 }

@@ -8,6 +8,7 @@ import type { RequestContext } from "../pipeline/context.ts";
 import { eventsFromResponse } from "../model/replay.ts";
 import { streamOutcome, type Outcome } from "../pipeline/outcome.ts";
 import { errorResponse, envelopeOf, jsonResponse } from "./envelope.ts";
+import { messagesErrorEnvelope } from "../formats/messages/error-envelope.ts";
 import { serviceMetadataOf } from "./service-metadata.ts";
 import { sseResponse } from "./sse.ts";
 import { logRequest } from "../pipeline/request-log.ts";
@@ -40,6 +41,7 @@ export function render(ctx: RequestContext, outcome: Outcome): Response {
   }
   return sseResponse(ctx.format.stream(outcome.events, encodeCtx), {
     keepAliveMs: ctx.deps.config.keepAliveMs,
+    ...(ctx.deps.config.streamWriteTimeoutMs !== undefined ? { writeTimeoutMs: ctx.deps.config.streamWriteTimeoutMs } : {}),
     ...(ctx.format.keepAliveFrame ? { keepAliveFrame: ctx.format.keepAliveFrame } : {}),
     headers,
     onClose: () => logRequest(ctx, 200),
@@ -52,7 +54,10 @@ export function renderError(ctx: RequestContext, thrown: unknown): Response {
   if (error.status >= 500 && error.type === "server") ctx.deps.logger.error({ err: error.cause ?? error, id: ctx.generationId }, "request failed");
   ctx.log.error_type = error.type;
   const metadata = ctx.metadataOptIn && ctx.principal ? serviceMetadataOf(ctx) : null;
-  const http = errorResponse(error, envelopeOf(error, metadata), { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
+  const envelope = envelopeOf(error, metadata);
+  // Messages: a 403 also in Anthropic's `permission_error` shape (a guardrail block; issue 15).
+  const body = ctx.format.id === "messages" ? messagesErrorEnvelope(envelope, error) : envelope;
+  const http = errorResponse(error, body, { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
   logRequest(ctx, error.status);
   return http;
 }

@@ -119,6 +119,7 @@ export class ResponseBuilder {
       case "finish":
         this.sawFinish = true;
         r.finish = event.finish;
+        if (event.alignment) r.alignment = event.alignment;
         return;
       case "error": {
         const e = toGatewayError(event.error);

@@ -4,7 +4,7 @@
  * formats × providers never meet directly.
  */
 import type { GatewayError } from "../errors.ts";
-import type { Finish } from "./response.ts";
+import type { AlignmentReport, Finish } from "./response.ts";
 import type { Cost, Usage } from "./usage.ts";
 
 export type StreamEvent =
@@ -28,7 +28,8 @@ export type StreamEvent =
   | { type: "server-tool-end"; id: string; status: "completed" | "failed" | "incomplete"; result?: unknown; error?: string }
   /** Usage so far (the last one wins); `cost` is attached by the accounting stage before encoders see it. */
   | { type: "usage"; usage: Usage; cost?: Cost }
-  | { type: "finish"; finish: Finish }
+  /** `alignment`: the alignment plugin's report, shown with the stream's final frames. */
+  | { type: "finish"; finish: Finish; alignment?: AlignmentReport }
   /** In-band failure after the stream started; always the last event. */
   | { type: "error"; error: GatewayError }
   /** `debug.echo_upstream_body`: the transformed upstream request body. */

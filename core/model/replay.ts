@@ -62,5 +62,5 @@ export async function* eventsFromResponse(response: CanonicalResponse): AsyncGen
     }
   }
   yield response.cost ? { type: "usage", usage: response.usage, cost: response.cost } : { type: "usage", usage: response.usage };
-  yield { type: "finish", finish: response.finish };
+  yield { type: "finish", finish: response.finish, ...(response.alignment ? { alignment: response.alignment } : {}) };
 }

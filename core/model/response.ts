@@ -32,6 +32,17 @@ export interface ResponseError {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * The beta `alignment` result field (spec "Responses result"; the alignment plugin): one record per model call the
+ * plugin's evaluator judged, numbered from 1 across retries and agent-loop turns.
+ */
+export interface AlignmentReport {
+  calls: Array<
+    | { call: number; outcome: "allowed" | "blocked"; rules: Array<{ broken: boolean; probability: number }> }
+    | { call: number; outcome: "unavailable"; reason: string }
+  >;
+}
+
 export interface CanonicalResponse {
   id: string;
   model: string;
@@ -50,4 +61,6 @@ export interface CanonicalResponse {
   logprobs?: unknown[];
   warnings: Warning[];
   error?: ResponseError;
+  /** Shown as the result's `alignment` field in every format (set by the alignment plugin). */
+  alignment?: AlignmentReport;
 }

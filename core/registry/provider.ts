@@ -38,6 +38,8 @@ export interface ProviderAdapter extends ModuleBase {
    * the config declares.
    */
   readonly supportedParameters?: readonly string[];
+  /** Optional: the most messages one request may carry upstream (context-compression keeps requests under it). */
+  readonly maxMessages?: number;
   /** Non-streaming call. Throws GatewayError (status and `retryable` set) when the upstream fails. */
   generate(call: ProviderCall): Promise<CanonicalResponse>;
   /**

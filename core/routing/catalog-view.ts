@@ -3,7 +3,7 @@
  * lengths, and what this process measured of each endpoint (latency, throughput, breaker state). Plain data, built
  * when asked for, never the internal objects (a plugin cannot reach provider credentials through it).
  */
-import type { OutputModality, Pricing } from "../config/types.ts";
+import type { InputModality, OutputModality, Pricing } from "../config/types.ts";
 import type { Catalog, Endpoint } from "./catalog.ts";
 import { profileOf } from "./profile.ts";
 import type { RoutingRuntime } from "./runtime.ts";
@@ -19,6 +19,10 @@ export interface EndpointView {
   readonly pricing: Readonly<Pricing>;
   /** What the model produces here, when its config says (`["text", "image"]`); undefined when it does not. */
   readonly outputModalities?: readonly OutputModality[];
+  /** What the model reads here, when its config says (`["text", "image", "file"]`); undefined when it does not. */
+  readonly inputModalities?: readonly InputModality[];
+  /** The most messages one request may carry to this endpoint, when its adapter has such a cap. */
+  readonly maxMessages?: number;
   /** Seconds to first output, over this process's recent calls; undefined before any. */
   readonly latency: Percentiles | undefined;
   /** Output tokens per second, over this process's recent calls. */
@@ -32,6 +36,8 @@ export interface ModelView {
   /** Display name and description from the config, when it gives them. */
   readonly name?: string;
   readonly description?: string;
+  /** Quality scores 0–1 per task type from the config (what the router plugins rank by), when it gives them. */
+  readonly quality?: Readonly<Record<string, number>>;
   readonly endpoints: readonly EndpointView[];
 }
 
@@ -56,6 +62,7 @@ export function createCatalogView(catalog: Catalog, routing: RoutingRuntime): Ca
     const view: { -readonly [K in keyof ModelView]: ModelView[K] } = { id, endpoints: endpoints.map((e) => endpointView(e, routing)) };
     if (config?.name !== undefined) view.name = config.name;
     if (config?.description !== undefined) view.description = config.description;
+    if (config?.quality !== undefined) view.quality = Object.freeze({ ...config.quality });
     return view;
   };
   return Object.freeze({
@@ -77,6 +84,8 @@ export function endpointView(endpoint: Endpoint, routing: RoutingRuntime): Endpo
     maxOutputTokens: endpoint.model.maxOutputTokens,
     pricing: Object.freeze({ ...endpoint.model.pricing }),
     ...(outputs ? { outputModalities: Object.freeze([...outputs]) } : {}),
+    ...(endpoint.model.inputModalities ? { inputModalities: Object.freeze([...endpoint.model.inputModalities]) } : {}),
+    ...(endpoint.adapter.maxMessages !== undefined ? { maxMessages: endpoint.adapter.maxMessages } : {}),
     latency: routing.stats.latency(key),
     throughput: routing.stats.throughput(key),
     health: routing.health.stateOf(key),

@@ -43,6 +43,8 @@ export default defineProvider({
   description: "Anthropic Messages API (native: signed thinking, cache_control, documents, typed tools)",
   optionsSchema: anthropicOptionsSchema,
   supportedParameters: ANTHROPIC_PARAMETERS,
+  // Anthropic refuses requests of more than 1,000 messages (peer reference: message transforms).
+  maxMessages: 1_000,
   generate,
   stream,
 });

@@ -89,6 +89,20 @@ describe("single binary", () => {
       expect(String(item!.container_id)).toMatch(/^ctr_/);
       // just-bash answered (no such command in the simulated shell), so its worker loaded inside the binary.
       expect((item!.output as Array<{ stderr: string; outcome: unknown }>)[0]).toMatchObject({ outcome: { type: "exit", exit_code: 127 } });
+      // The admin page and its bundled scripts (uPlot included) are inside the binary, served offline.
+      const origin = base.replace(/\/api\/v1$/, "");
+      const page = await fetch(`${origin}/admin`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const pageScript = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
+      expect(pageScript, html).toBeDefined();
+      const js = await fetch(new URL(pageScript!, `${origin}/admin`));
+      expect(js.status).toBe(200);
+      const code = await js.text();
+      expect(code).toContain("Gateway admin");
+      expect(code).toContain("uplot");
+      // Metrics, open (no metrics.token in this config).
+      expect((await fetch(`${origin}/metrics`)).status).toBe(200);
     },
     120_000,
   );

@@ -1,4 +1,5 @@
 /** Shapes of `chat.completion.chunk` frames (OpenAI's streaming shape; reference b10 for the in-band error). */
+import type { AlignmentReport } from "../../model/response.ts";
 import type { ChatError } from "./error.ts";
 import type { ChatLogprobs } from "./encode.ts";
 import type { ChatFinishReason } from "./finish.ts";
@@ -51,6 +52,8 @@ export type ChatChunk = {
   choices: ChatChunkChoice[];
   usage?: ChatUsage;
   error?: ChatError;
+  /** The alignment plugin's report (beta): on the last data chunk before `[DONE]`. */
+  alignment?: AlignmentReport;
   service_metadata?: Record<string, unknown>;
   debug?: { echo_upstream_body: unknown };
 };

@@ -2,7 +2,7 @@
 import type { EncodeContext } from "../format.ts";
 import type { ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "../../model/parts.ts";
 import { chatAnnotations } from "./annotations.ts";
-import type { CanonicalResponse } from "../../model/response.ts";
+import type { AlignmentReport, CanonicalResponse } from "../../model/response.ts";
 import { chatError, type ChatError } from "./error.ts";
 import { chatFinishReason, nativeFinishReason, type ChatFinishReason } from "./finish.ts";
 import { encodeReasoningDetails, reasoningText, type ReasoningDetailOut } from "./reasoning-details.ts";
@@ -53,6 +53,8 @@ export type ChatCompletion = {
   usage: ChatUsage;
   /** Only when the response failed after generation started (same object as the stream's in-band error). */
   error?: ChatError;
+  /** The alignment plugin's report (beta). */
+  alignment?: AlignmentReport;
   service_metadata?: Record<string, unknown>;
 };
 
@@ -130,6 +132,7 @@ export function encodeChat(response: CanonicalResponse, ctx: EncodeContext): Cha
     usage: chatUsage(response.usage, response.cost),
   };
   if (response.error) body.error = chatError(response.error);
+  if (response.alignment) body.alignment = response.alignment;
   if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();
   return body;
 }

@@ -5,7 +5,7 @@
  */
 import type { EncodeContext } from "../format.ts";
 import type { StreamEvent } from "../../model/events.ts";
-import type { Finish } from "../../model/response.ts";
+import type { AlignmentReport, Finish } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import { chatAnnotations } from "./annotations.ts";
 import type { ChatChunk, ChatDelta } from "./chunk.ts";
@@ -45,6 +45,7 @@ export class ChatStreamEncoder {
   private detailCount = 0;
   private usage: Usage = emptyUsage();
   private cost: Cost | undefined;
+  private alignment: AlignmentReport | undefined;
 
   constructor(private readonly ctx: EncodeContext) {
     // Until `start` names the served model, the requested one is the best identity a chunk can carry.
@@ -122,6 +123,9 @@ export class ChatStreamEncoder {
       case "finish": {
         const closing = this.closeServerTools();
         const chunk = this.choiceChunk({}, event.finish);
+        this.alignment = event.alignment;
+        // The alignment report rides the last data chunk: this one, or the usage chunk that follows it.
+        if (!this.ctx.request.includeUsage && event.alignment) chunk.alignment = event.alignment;
         if (!this.ctx.request.includeUsage) this.attachMetadata(chunk);
         return [...closing, chunk];
       }
@@ -145,6 +149,7 @@ export class ChatStreamEncoder {
     if (this.ended || !this.ctx.request.includeUsage) return [];
     const chunk = this.chunk([]);
     chunk.usage = chatUsage(this.usage, this.cost);
+    if (this.alignment) chunk.alignment = this.alignment;
     this.attachMetadata(chunk);
     return [chunk];
   }

@@ -76,6 +76,7 @@ export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeCon
     usage: usageOf(response.usage, response.cost, response.serviceTier),
     provider: response.provider,
   };
+  if (response.alignment) body.alignment = response.alignment;
   if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();
   return body;
 }

@@ -12,7 +12,7 @@
 import { toGatewayError } from "../../errors.ts";
 import type { EventStream, StreamEvent } from "../../model/events.ts";
 import type { ReasoningPart, ServerToolPart } from "../../model/parts.ts";
-import type { Finish } from "../../model/response.ts";
+import type { AlignmentReport, Finish } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import { warn } from "../../model/warnings.ts";
 import type { EncodeContext } from "../format.ts";
@@ -60,6 +60,8 @@ class MessagesStreamState {
   private usage: Usage = emptyUsage();
   private cost: Cost | undefined;
   private finish: Finish = { reason: "stop" };
+  /** The alignment plugin's report, shown on `message_delta`. */
+  private alignment: AlignmentReport | undefined;
   private refusal = "";
   /** Server tool calls not yet fully shown, oldest first. */
   private readonly serverCalls: ServerCall[] = [];
@@ -82,6 +84,7 @@ class MessagesStreamState {
         return;
       case "finish":
         this.finish = event.finish;
+        this.alignment = event.alignment;
         return;
       case "error":
         return;
@@ -214,6 +217,7 @@ class MessagesStreamState {
       delta: { stop_reason: reason, stop_sequence: stopSequenceOf(this.finish, reason), stop_details: stopDetailsOf(reason, this.refusal, this.finish.refusal), container: containerField(this.ctx) },
       usage: deltaUsageOf(this.usage, this.cost),
     };
+    if (this.alignment) data.alignment = this.alignment;
     if (this.ctx.serviceMetadata) data.service_metadata = this.ctx.serviceMetadata();
     yield messagesFrame("message_delta", data);
     yield messagesFrame("message_stop");

@@ -129,6 +129,7 @@ export function resultObject(response: CanonicalResponse, ctx: EncodeContext, co
     usage: usageObject(response.usage, cost),
   };
   if (response.error) result.error_type = response.error.type;
+  if (response.alignment) result.alignment = response.alignment;
   if (ctx.serviceMetadata) result.service_metadata = ctx.serviceMetadata();
   return result;
 }

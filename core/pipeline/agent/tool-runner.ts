@@ -47,6 +47,14 @@ export class ToolRunner {
 
   /** Runs one call (waiting for a free slot first); resolves with the finished part, never rejects. */
   async run(call: ServerCall): Promise<ServerToolPart> {
+    const startedAt = this.ctx.deps.clock.now();
+    const part = await this.runInSlot(call);
+    // Metrics and traces of the call (core/observe/), from the model's call to its result.
+    this.ctx.deps.observer?.toolCall(this.ctx, part, startedAt);
+    return part;
+  }
+
+  private async runInSlot(call: ServerCall): Promise<ServerToolPart> {
     this.counters.tool_calls_requested!++;
     const previousUses = this.uses.get(call.tool.module.id) ?? 0;
     this.uses.set(call.tool.module.id, previousUses + 1);

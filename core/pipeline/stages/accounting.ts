@@ -5,6 +5,7 @@
  * step fails. A stream settles when it ends, seen through the stream outcome itself.
  */
 import { toGatewayError } from "../../errors.ts";
+import { generationDetails } from "../../accounting/generation-details.ts";
 import type { StreamEvent } from "../../model/events.ts";
 import type { RequestContext } from "../context.ts";
 import type { Outcome, StreamObserver } from "../outcome.ts";
@@ -17,9 +18,7 @@ export const accountingStage: Stage = {
     try {
       outcome = await next();
     } catch (error) {
-      const failure = toGatewayError(error);
-      ctx.log.error_type = failure.type;
-      settle(ctx, "error", failure.status);
+      settleFailure(ctx, error);
       throw error;
     }
     if (outcome.kind === "response") {
@@ -59,7 +58,20 @@ class StreamSettlement implements StreamObserver {
   }
 }
 
+/**
+ * Settles a request that failed: what its turns spent (an upstream's output is billed even when a later step
+ * failed), or nothing — but always a generation record, also for an answer a stage before this one gave (the
+ * limits stage's 402 and 429: every answer has a record, issue 16 item 4).
+ */
+export function settleFailure(ctx: RequestContext, error: unknown): void {
+  const failure = toGatewayError(error);
+  ctx.log.error_type = failure.type;
+  settle(ctx, "error", failure.status);
+}
+
 function settle(ctx: RequestContext, finishReason: string, status: number): void {
+  if (ctx.spend.settled) return;
+  ctx.spend.settled = true;
   ctx.spend.abandonUnread();
   const principal = ctx.principal;
   const { usage } = ctx.spend;
@@ -89,6 +101,7 @@ function settle(ctx: RequestContext, finishReason: string, status: number): void
     latencyMs: ctx.deps.clock.now() - ctx.startedAt,
     firstTokenMs: ctx.firstTokenMs ?? null,
     createdAt: ctx.startedAt,
+    details: generationDetails(ctx),
   });
   // After the ledger record (a re-seeded credit window then includes this cost). Not awaited: the commit adds the
   // cost before it releases the reservation, so the reply need not wait for it.

@@ -132,7 +132,7 @@ export function recordingLogger(): Logger & { calls: LogCall[] } {
 /** A ledger that only records what it was given. */
 export function recordingLedger(): UsageLedger & { records: GenerationRecord[] } {
   const records: GenerationRecord[] = [];
-  return { records, record: (g: GenerationRecord) => void records.push(g), pendingUsage: () => 0 } as unknown as UsageLedger & {
+  return { records, record: (g: GenerationRecord) => void records.push(g), pendingUsage: () => 0, pendingUsageSince: () => 0, readConsistently: <T>(read: () => Promise<T>) => read() } as unknown as UsageLedger & {
     records: GenerationRecord[];
   };
 }
@@ -208,7 +208,8 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     ids: { id: (prefix: string) => `${prefix}test` },
     fetch: fakeHelpers().fetch,
     serverFetch: fakeHelpers().fetch,
-    store: {} as Deps["store"],
+    // No guardrail applies to anyone in these tests (the guardrails stage reads this on every request).
+    store: { guardrails: { applying: async () => [] }, admissions: { admitted: async () => false } } as unknown as Deps["store"],
     logger: recordingLogger(),
     registry: new Registry(),
     catalog: new Catalog(),

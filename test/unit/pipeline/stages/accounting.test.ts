@@ -92,6 +92,8 @@ describe("accounting stage, non-streamed", () => {
       latencyMs: 120,
       firstTokenMs: null,
       createdAt: 5_000,
+      // Nothing beyond the served attempt, no pipeline entries, no warnings.
+      details: null,
     });
     expect(ctx.log).toMatchObject({ tokens_in: 4, tokens_out: 3, cost: 8 });
   });

@@ -189,7 +189,8 @@ describe("agent-loop stage", () => {
     for await (const _ of outcome.events);
     expect(closed).toEqual([true, true]);
     expect(ctx.spend.settledTurns).toBe(2);
-    // The ledger has the request's own ending, not the dropped turn's "aborted".
-    expect(ctx.deps.ledger.records.map((r) => [r.finishReason, r.status, r.outputTokens])).toEqual([["stop", 200, 3]]);
+    // The ledger has the request's own ending, not the dropped turn's "aborted"; the dropped turn produced "x"
+    // before its usage was reported, so its output is estimated (1 token) and billed with the read turn's 3.
+    expect(ctx.deps.ledger.records.map((r) => [r.finishReason, r.status, r.outputTokens])).toEqual([["stop", 200, 4]]);
   });
 });

@@ -1,0 +1,49 @@
+/**
+ * The public management API, as the page calls it: the management key lives in sessionStorage only (gone when the
+ * tab closes), is sent as a bearer header and never appears in a URL.
+ */
+const STORE = "gateway-admin-key";
+const BASE = "/api/v1";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function savedKey(): string | null {
+  return sessionStorage.getItem(STORE);
+}
+
+export function saveKey(key: string): void {
+  sessionStorage.setItem(STORE, key);
+}
+
+export function forgetKey(): void {
+  sessionStorage.removeItem(STORE);
+}
+
+export async function api<T = Record<string, unknown>>(path: string, init: { method?: string; json?: unknown; key?: string } = {}): Promise<T> {
+  const key = init.key ?? savedKey();
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (init.json !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(BASE + path, { method: init.method ?? "GET", headers, ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) });
+  const text = await response.text();
+  const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  if (!response.ok) {
+    const error = body.error as { message?: string } | undefined;
+    throw new ApiError(response.status, error?.message ?? `HTTP ${response.status}`);
+  }
+  return body as T;
+}
+
+export async function apiText(path: string): Promise<string> {
+  const key = savedKey();
+  const response = await fetch(BASE + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  if (!response.ok) throw new ApiError(response.status, `HTTP ${response.status}`);
+  return response.text();
+}
