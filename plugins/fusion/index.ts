@@ -11,9 +11,10 @@
  * requests of their own (`complete`), so this hook does not wrap them.
  */
 import { Type } from "@sinclair/typebox";
-import { definePlugin, eventsFromResponse, streamOutcome, type CanonicalRequest, type EventStream, type GatewayError, type Outcome, type PluginContext, type Turn } from "../../core/sdk/index.ts";
+import { definePlugin, eventsFromResponse, responseOutcome, streamOutcome, type CanonicalRequest, type EventStream, type GatewayError, type Outcome, type PluginContext, type Turn } from "../../core/sdk/index.ts";
 import { literals } from "../router-kit/options.ts";
 import { runPanel, type PanelRun } from "./panel.ts";
+import { panelPart, withPanel, withPanelEvents } from "./phase.ts";
 import { PRESETS, presetModels, type Preset } from "./presets.ts";
 import { analystPrompt } from "./prompt.ts";
 
@@ -67,8 +68,14 @@ export default definePlugin({
       const state = ctx.state.get("fusion") as FusionState | undefined;
       if (!state || ctx.request.original !== state.original) return turn(ctx.request);
       state.run ??= panelRun(ctx, state);
-      if (!ctx.request.stream) return state.run.then((run) => turn(analystRequest(ctx.request, run)));
-      return Promise.resolve(analystStream(ctx, turn, state.run));
+      if (!ctx.request.stream) {
+        return state.run.then(async (run) => {
+          const outcome = await turn(analystRequest(ctx.request, run));
+          const part = panelPart(ctx, run, state.panel, state.analyst);
+          return outcome.kind === "response" ? responseOutcome(withPanel(outcome.response, part)) : outcome;
+        });
+      }
+      return Promise.resolve(analystStream(ctx, turn, state));
     },
   },
 });
@@ -115,19 +122,21 @@ function analystRequest(request: CanonicalRequest, run: PanelRun): CanonicalRequ
  * A streamed reply that starts before the panel is done (so keep-alives flow), then relays the analyst's turn. A
  * failure after the start arrives in-band, as any stream's does.
  */
-function analystStream(ctx: PluginContext, turn: Turn, running: Promise<PanelRun>): Outcome {
+function analystStream(ctx: PluginContext, turn: Turn, state: FusionState): Outcome {
   let inner: Outcome | undefined;
   let released = false;
   async function* events(): EventStream {
+    let run: PanelRun;
     try {
-      const run = await running;
+      run = await state.run!;
       if (released) return;
       inner = await turn(analystRequest(ctx.request, run));
     } catch (thrown) {
       yield { type: "error", error: asGatewayError(ctx, thrown) };
       return;
     }
-    yield* inner.kind === "stream" ? inner.events : eventsFromResponse(inner.response);
+    const answer = inner.kind === "stream" ? inner.events : eventsFromResponse(inner.response);
+    yield* withPanelEvents(answer, panelPart(ctx, run, state.panel, state.analyst));
   }
   return streamOutcome(events(), () => {
     released = true;

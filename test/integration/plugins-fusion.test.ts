@@ -76,6 +76,10 @@ describe("fusion", () => {
     expect(status).toBe(200);
     expect(json.model).toBe("acme/analyst");
     expect(json.choices[0].message.content).toBe("final from analyst over 2 drafts");
+    // The panel phase is shown before the answer, with each draft.
+    const phase = json.choices[0].message.server_tool_calls[0];
+    expect(phase).toMatchObject({ type: "service:fusion", status: "completed", result: { status: "ok" } });
+    expect(phase.result.responses.map((r: Json) => r.model).sort()).toEqual(["acme/a", "acme/b"]);
     const panel = upstream.bodies.filter((b) => !isAnalyst(b));
     expect(panel.map((b) => b.model).sort()).toEqual(["a", "b"]);
     expect((panel[0]!.tools as Json[]).map((t) => t.function.name)).toEqual(["web_search", "web_fetch"]);
@@ -152,7 +156,10 @@ describe("fusion", () => {
     const completed = raw.split("\n\n").find((frame) => frame.includes('"type":"response.completed"'))!;
     const response = JSON.parse(completed.slice(completed.indexOf("data: ") + 6)).response;
     expect(response.model).toBe("acme/analyst");
-    expect(response.output[0].content[0].text).toBe("final from analyst over 1 drafts");
+    // The phases: the panel's drafts as a service:fusion item (it arrives as the analyst's turn begins), then the answer.
+    expect(response.output[0]).toMatchObject({ type: "service:fusion", status: "completed", responses: [{ model: "acme/a", content: "draft by a" }] });
+    expect(raw.indexOf('"type":"service:fusion"')).toBeLessThan(raw.indexOf("response.output_text.delta"));
+    expect(response.output[1].content[0].text).toBe("final from analyst over 1 drafts");
   });
 
   test("a key whose limit covers one turn cannot run the panel: every panel turn holds its own worst case first", async () => {

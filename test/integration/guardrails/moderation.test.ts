@@ -110,7 +110,10 @@ describe("LLM judge engine, on for everyone", () => {
   test("the judge's categories are the reasons; requests that do not name the plugin are moderated too", async () => {
     const res = await g.gw.request("/chat/completions", { method: "POST", json: { model: MODEL, messages: [{ role: "user", content: "I will punch him" }] } });
     expect(res.status).toBe(403);
-    expect(((await res.json()) as Json).error.metadata).toMatchObject({ reasons: ["violence"], provider_name: "acme", model_slug: MODEL });
+    const metadata = ((await res.json()) as Json).error.metadata;
+    expect(metadata).toMatchObject({ reasons: ["violence"], model_slug: MODEL });
+    // The judge's turn is load-balanced over the model's endpoints: it names the one that answered.
+    expect(["acme", "backup"]).toContain(metadata.provider_name);
     const ok = await g.gw.request("/chat/completions", { method: "POST", json: { model: MODEL, messages: [{ role: "user", content: "hi there" }] } });
     expect(ok.status).toBe(200);
   });
