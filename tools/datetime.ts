@@ -7,7 +7,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { defineTool } from "../core/registry/define.ts";
+import { defineTool } from "../core/sdk/index.ts";
 
 const TIMEZONE = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name, e.g. "Europe/Paris" (default UTC).' });
 

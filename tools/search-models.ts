@@ -19,8 +19,8 @@
  */
 import { Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { defineTool } from "../core/registry/define.ts";
-import type { ModelView } from "../core/routing/catalog-view.ts";
+import { defineTool } from "../core/sdk/index.ts";
+import type { ModelView } from "../core/sdk/index.ts";
 
 export const DEFAULT_MAX_RESULTS = 5;
 /** Modalities every catalog model has (see the header). */

@@ -17,8 +17,8 @@
  */
 import { Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { defineTool } from "../core/registry/define.ts";
-import type { Tool } from "../core/model/request.ts";
+import { defineTool } from "../core/sdk/index.ts";
+import type { Tool } from "../core/sdk/index.ts";
 import { bm25 } from "./tool-search/bm25.ts";
 import { compileSafeRegex, PatternError, RegexBudgetError } from "./tool-search/safe-regex.ts";
 

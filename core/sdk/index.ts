@@ -21,6 +21,16 @@ export type {
 export type { ToolDeclaration, ToolModule, ToolRunContext } from "../registry/tool.ts";
 export type { ProviderAdapter, ProviderCall, UpstreamTarget } from "../registry/provider.ts";
 export type { GeneratedImage, ImageCall, ImageGeneration, ImageGenerationRequest, ImageRequest } from "../images/types.ts";
+/** The image parameters `service:image_generation` accepts, for tools and plugins that offer the same choices. */
+export { ASPECT_RATIOS, IMAGE_BACKGROUNDS, IMAGE_FORMATS, IMAGE_MODERATIONS, IMAGE_QUALITIES, IMAGE_SIZES } from "../images/types.ts";
+/** Containers as a tool sees them (`ToolRunContext.container()`), and the error that becomes the model's error result. */
+export { ContainerError } from "../containers/contract.ts";
+export type { ContainerEnvironment, ContainerFileInfo, ContainerHandle, ContainerRequest, ExecOptions, ExecResult } from "../containers/contract.ts";
+/** Container file ids exactly as `GET /containers/{id}/files` shows them (`cfile_` + base64url of the path). */
+export { fileIdOf, pathOfFileId } from "../containers/file-ids.ts";
+/** URL citations of searched or fetched pages in a text (the canonical `url_citation` annotation). */
+export { citationsIn, sourcesOf } from "../pipeline/agent/citations.ts";
+export type { Source, UrlCitation } from "../pipeline/agent/citations.ts";
 export type { FetchFunction, ModuleHelpers } from "../registry/helpers.ts";
 export type { CatalogView, EndpointView, ModelView } from "../routing/catalog-view.ts";
 export type { Percentiles } from "../routing/stats.ts";
@@ -32,7 +42,7 @@ export { mapStream, responseOutcome, streamOutcome } from "../pipeline/outcome.t
 export type { Outcome, ResponseOutcome, StreamObserver, StreamOutcome } from "../pipeline/outcome.ts";
 
 // The canonical model.
-export { collect } from "../model/collect.ts";
+export { collect, ResponseBuilder } from "../model/collect.ts";
 export { eventsFromResponse } from "../model/replay.ts";
 export type { EventStream, StreamEvent } from "../model/events.ts";
 export type {
@@ -60,7 +70,7 @@ export type {
   Tool,
   ToolChoice,
 } from "../model/request.ts";
-export type { CanonicalResponse, Finish, FinishReason, ResponseError } from "../model/response.ts";
+export type { AlignmentReport, CanonicalResponse, Finish, FinishReason, ResponseError } from "../model/response.ts";
 export type { Cost, Usage } from "../model/usage.ts";
 export type { Warning } from "../model/warnings.ts";
 

@@ -5,9 +5,9 @@
  * the call `unavailable` with its reason: `evaluator_error` (the call failed), `malformed_answer` (not the JSON
  * asked for), `time_limit`, or `cut` (the turn was too large to judge, and was not sent).
  */
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import type { CanonicalResponse } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 import { assistantView, isCut } from "./message.ts";
 import type { AlignmentSettings } from "./settings.ts";
 

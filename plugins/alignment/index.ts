@@ -11,14 +11,14 @@
  * the outermost turn plugin, so it judges what the client would receive.
  */
 import { Type } from "@sinclair/typebox";
-import { ResponseBuilder } from "../../core/model/collect.ts";
-import type { EventStream, StreamEvent } from "../../core/model/events.ts";
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import { eventsFromResponse } from "../../core/model/replay.ts";
-import { mapStream, streamOutcome, type Outcome, type StreamOutcome } from "../../core/pipeline/outcome.ts";
-import { definePlugin } from "../../core/registry/define.ts";
-import type { PluginContext, Turn } from "../../core/registry/plugin.ts";
+import { ResponseBuilder } from "../../core/sdk/index.ts";
+import type { EventStream, StreamEvent } from "../../core/sdk/index.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import type { CanonicalResponse } from "../../core/sdk/index.ts";
+import { eventsFromResponse } from "../../core/sdk/index.ts";
+import { mapStream, streamOutcome, type Outcome, type StreamOutcome } from "../../core/sdk/index.ts";
+import { definePlugin } from "../../core/sdk/index.ts";
+import type { PluginContext, Turn } from "../../core/sdk/index.ts";
 import { judge } from "./evaluator.ts";
 import { rejectedOf } from "./rejected.ts";
 import { record, reportOf, stateOf, type AlignmentState } from "./report.ts";

@@ -4,7 +4,7 @@
  * delivered output is part of the turn). Too much to judge is `cut`: text over 10,000 UTF-16 units, more than 16 tool
  * calls, tool-call JSON over 4,000, a refusal over 1,000.
  */
-import type { CanonicalResponse } from "../../core/model/response.ts";
+import type { CanonicalResponse } from "../../core/sdk/index.ts";
 
 export interface AssistantView {
   content: string | null;

@@ -3,7 +3,7 @@
  * (no reasoning) for chat and Messages requests, or a Responses item list for Responses requests, whose ids the
  * plugin makes (`msg_<call>`, `fc_<call_id>`, `ctc_<call_id>`, `ig_<call>_<n>`).
  */
-import type { CanonicalResponse } from "../../core/model/response.ts";
+import type { CanonicalResponse } from "../../core/sdk/index.ts";
 
 export function rejectedOf(format: string, response: CanonicalResponse, call: number): unknown {
   if (format === "responses") return responsesItems(response, call);

@@ -3,8 +3,8 @@
  * (`call` numbered from 1, continuing across retries and agent-loop turns), shown as the result's `alignment` field
  * and in its errors' `metadata.alignment`; and the usage of the turns it made, summed for those errors.
  */
-import type { AlignmentReport, CanonicalResponse } from "../../core/model/response.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { AlignmentReport, CanonicalResponse } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 import type { Judgement } from "./evaluator.ts";
 
 export interface AlignmentState {

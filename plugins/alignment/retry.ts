@@ -3,8 +3,8 @@
  * the blocked turn, with one user message appended that carries the withheld reply, the rules it broke and the
  * instruction to rewrite it.
  */
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import type { CanonicalResponse } from "../../core/sdk/index.ts";
 import { assistantView } from "./message.ts";
 
 export function retryRequest(request: CanonicalRequest, blocked: CanonicalResponse, broken: ReadonlyArray<{ index: number; rule: string }>): CanonicalRequest {

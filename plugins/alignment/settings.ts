@@ -4,8 +4,8 @@
  * `max_retries` (0–3), `threshold` in (0, 1] — and nothing else: the operator's keys (`evaluator_model`, `admit`…)
  * are refused in a request, so a caller can neither pick the evaluator nor admit itself. Each a 400 naming the field.
  */
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 
 export interface AlignmentSettings {
   rules: string[];

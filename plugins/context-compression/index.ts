@@ -7,10 +7,10 @@
  * the endpoint, compresses for that endpoint, and calls the turn with that very decision (no second routing).
  */
 import { Type } from "@sinclair/typebox";
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import { definePlugin } from "../../core/registry/define.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
-import type { CatalogView, EndpointView } from "../../core/routing/catalog-view.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import { definePlugin } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
+import type { CatalogView, EndpointView } from "../../core/sdk/index.ts";
 import { middleOut } from "./middle-out.ts";
 import { byteBound, fixedTokens, messageTokens, tokenizer } from "./tokens.ts";
 

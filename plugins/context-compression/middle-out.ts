@@ -7,7 +7,7 @@
  * fit, their longest texts are cut in the middle (start and end kept). Only the units it keeps are tokenized, so a
  * 200k-token history costs about what its kept part does. Never mutates its input.
  */
-import type { Message, Part, TextPart, ToolResultPart } from "../../core/model/parts.ts";
+import type { Message, Part, TextPart, ToolResultPart } from "../../core/sdk/index.ts";
 import { messageTokens, type Tokenizer } from "./tokens.ts";
 
 /** A cut text keeps at least this many tokens (its start and end) before compression gives up. */

@@ -4,8 +4,8 @@
  * so a prompt whose bytes fit certainly fits). Images and native files count as fixed estimates: their real cost
  * depends on the provider (an image is ~765 tokens at OpenAI's high detail for 1024², a PDF per page).
  */
-import type { Message, Part, TextPart } from "../../core/model/parts.ts";
-import type { Tool } from "../../core/model/request.ts";
+import type { Message, Part, TextPart } from "../../core/sdk/index.ts";
+import type { Tool } from "../../core/sdk/index.ts";
 
 /** Framing tokens per message (role, separators), as OpenAI documents for its chat format. */
 export const MESSAGE_OVERHEAD = 4;

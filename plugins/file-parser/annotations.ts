@@ -4,9 +4,9 @@
  * `output_text.annotations` — and a client that sends it back on the assistant message of its next request spares
  * the gateway parsing the same file again (matched by `hash`: the SHA-256 of the file's data URL or URL as sent).
  */
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { EventStream } from "../../core/model/events.ts";
-import type { Part, TextPart } from "../../core/model/parts.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import type { EventStream } from "../../core/sdk/index.ts";
+import type { Part, TextPart } from "../../core/sdk/index.ts";
 
 export interface FileAnnotation {
   type: "file";

@@ -8,10 +8,10 @@
  * that sends it back with its next request skips the parsing.
  */
 import { Type } from "@sinclair/typebox";
-import type { FilePart, Message, Part } from "../../core/model/parts.ts";
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import { definePlugin } from "../../core/registry/define.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { FilePart, Message, Part } from "../../core/sdk/index.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import { definePlugin } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 import { annotateParts, annotateStream, fileAnnotation, fileHash, resentTexts, type FileAnnotation } from "./annotations.ts";
 import { isPdf, nameOf, pdfBytes, pdfText } from "./pdf-source.ts";
 

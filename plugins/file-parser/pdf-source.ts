@@ -5,9 +5,9 @@
  * says which file and why (`metadata.reason`): `pdf_encrypted`, `pdf_unreadable`, `pdf_too_large`,
  * `file_download_failed`.
  */
-import type { FilePart } from "../../core/model/parts.ts";
-import type { GatewayError } from "../../core/errors.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { FilePart } from "../../core/sdk/index.ts";
+import type { GatewayError } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 import { readCapped } from "../../tools/web-fetch/body.ts";
 import { pdfToText } from "../../tools/web-fetch/extract.ts";
 

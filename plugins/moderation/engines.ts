@@ -6,8 +6,8 @@
  * - `llm`: a judge, any model of this gateway (`model`), asked in a request of its own (billed with this one).
  * An engine that fails makes the request fail with a 503 (it could not be checked), unless `on_error: "allow"`.
  */
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 import { classifyLocally, LOCAL_MODEL } from "./local.ts";
 
 export interface Classification {

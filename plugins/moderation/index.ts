@@ -6,9 +6,9 @@
  * endpoint, or an LLM judge. A request's entry takes no options.
  */
 import { Type } from "@sinclair/typebox";
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import { definePlugin } from "../../core/registry/define.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { CanonicalRequest } from "../../core/sdk/index.ts";
+import { definePlugin } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 import { classify, type EngineOptions } from "./engines.ts";
 
 const OptionsSchema = Type.Object(

@@ -6,11 +6,11 @@
  * `service_metadata.pipeline`): the client has read the text before it could be repaired.
  */
 import { Type } from "@sinclair/typebox";
-import type { OutputFormat } from "../../core/model/request.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import type { Part, TextPart } from "../../core/model/parts.ts";
-import { definePlugin } from "../../core/registry/define.ts";
-import type { PluginContext } from "../../core/registry/plugin.ts";
+import type { OutputFormat } from "../../core/sdk/index.ts";
+import type { CanonicalResponse } from "../../core/sdk/index.ts";
+import type { Part, TextPart } from "../../core/sdk/index.ts";
+import { definePlugin } from "../../core/sdk/index.ts";
+import type { PluginContext } from "../../core/sdk/index.ts";
 import { heal } from "./heal.ts";
 import { schemaCheck } from "./schema-check.ts";
 

@@ -4,7 +4,7 @@
  * its own searches (core/pipeline/agent/citations.ts); each format renders it its own way. Also counts the search in
  * the reply's `usage.serverTools.web_search_requests`, as a search the agent loop runs is counted.
  */
-import { citationsIn, type Source } from "../../core/pipeline/agent/citations.ts";
+import { citationsIn, type Source } from "../../core/sdk/index.ts";
 import type { CanonicalResponse, EventStream, Usage } from "../../core/sdk/index.ts";
 
 export function citeResponse(response: CanonicalResponse, sources: readonly Source[], searches: number): CanonicalResponse {

@@ -9,7 +9,7 @@
  * have no modes). A search that fails leaves the request unsearched, with a warning.
  */
 import { Type } from "@sinclair/typebox";
-import type { Source } from "../../core/pipeline/agent/citations.ts";
+import type { Source } from "../../core/sdk/index.ts";
 import { definePlugin, type GatewayError, type PluginContext } from "../../core/sdk/index.ts";
 import { lastUserText } from "../router-kit/classify.ts";
 import { literals } from "../router-kit/options.ts";

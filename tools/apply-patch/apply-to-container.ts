@@ -4,7 +4,7 @@
  * and the model can retry it whole. A write the container refuses part-way (a quota) is reported with what was
  * already applied.
  */
-import type { ContainerHandle } from "../../core/containers/contract.ts";
+import type { ContainerHandle } from "../../core/sdk/index.ts";
 import { containerPath } from "../files/paths.ts";
 import { applyHunks } from "./v4a-apply.ts";
 import { PatchError, type PatchOperation } from "./v4a-types.ts";

@@ -11,7 +11,7 @@
  * `engine: "native"` hands the call to the client instead, as an ordinary tool call with these arguments.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { defineTool } from "../../core/registry/define.ts";
+import { defineTool } from "../../core/sdk/index.ts";
 import { argumentsChecker } from "../shell/arguments.ts";
 import { containerRequest, EngineContainerParameters } from "../shell/container-parameters.ts";
 import { type AppliedOperation, applyToContainer } from "./apply-to-container.ts";

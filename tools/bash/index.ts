@@ -12,7 +12,7 @@
  * client instead (an ordinary tool call it runs itself).
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { defineTool } from "../../core/registry/define.ts";
+import { defineTool } from "../../core/sdk/index.ts";
 import { argumentsChecker } from "../shell/arguments.ts";
 import { containerRequest, EngineContainerParameters } from "../shell/container-parameters.ts";
 import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from "../shell/exec-limits.ts";

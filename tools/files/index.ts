@@ -5,7 +5,7 @@
  * results: ./operations.ts, plus `container_id`. File ids are the container listing's (`cfile_…`, core/containers/file-ids.ts).
  */
 import { Type } from "@sinclair/typebox";
-import { defineTool } from "../../core/registry/define.ts";
+import { defineTool } from "../../core/sdk/index.ts";
 import { argumentsChecker } from "../shell/arguments.ts";
 import { ContainerParameters, containerRequest } from "../shell/container-parameters.ts";
 import { type FilesArguments, type FilesResult, runOperation } from "./operations.ts";

@@ -4,8 +4,8 @@
  * Each returns `{result, file_id?, filename?}`: `result` is what the reference's `{result: …}` carries, `file_id` and
  * `filename` name the file it touched (the Responses item shows them). A failure is thrown: the model sees `{error}`.
  */
-import type { ContainerHandle } from "../../core/containers/contract.ts";
-import { fileIdOf, pathOfFileId } from "../../core/containers/file-ids.ts";
+import type { ContainerHandle } from "../../core/sdk/index.ts";
+import { fileIdOf, pathOfFileId } from "../../core/sdk/index.ts";
 import { pathFilter } from "./filter.ts";
 import { containerPath } from "./paths.ts";
 

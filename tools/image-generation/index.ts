@@ -12,10 +12,10 @@
  * (core/pipeline/agent/model-view.ts). A failure (provider error, credit limit) is an error result for the model.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { ImageGenerationRequest } from "../../core/images/types.ts";
-import { defineTool } from "../../core/registry/define.ts";
-import type { ToolDeclaration } from "../../core/registry/tool.ts";
-import type { CatalogView } from "../../core/routing/catalog-view.ts";
+import type { ImageGenerationRequest } from "../../core/sdk/index.ts";
+import { defineTool } from "../../core/sdk/index.ts";
+import type { ToolDeclaration } from "../../core/sdk/index.ts";
+import type { CatalogView } from "../../core/sdk/index.ts";
 import { argumentsSchema, optionsSchema, parametersSchema, type ImageGenerationOptions, type ImageGenerationParameters } from "./schema.ts";
 
 const argumentsCheck = TypeCompiler.Compile(argumentsSchema);

@@ -4,7 +4,7 @@
  * arguments the model calls it with (only the prompt: the client decides the rest).
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { ASPECT_RATIOS, IMAGE_BACKGROUNDS, IMAGE_FORMATS, IMAGE_MODERATIONS, IMAGE_QUALITIES, IMAGE_SIZES } from "../../core/images/types.ts";
+import { ASPECT_RATIOS, IMAGE_BACKGROUNDS, IMAGE_FORMATS, IMAGE_MODERATIONS, IMAGE_QUALITIES, IMAGE_SIZES } from "../../core/sdk/index.ts";
 
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
 

@@ -5,7 +5,7 @@
  * same shapes and turn them into the same `ContainerRequest`.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import type { ContainerEnvironment, ContainerRequest } from "../../core/containers/contract.ts";
+import type { ContainerEnvironment, ContainerRequest } from "../../core/sdk/index.ts";
 
 /** The container service's idle-timer bound (issue 13: default 900, max 2,592,000 = 30 days). */
 export const MAX_SLEEP_AFTER_SECONDS = 2_592_000;

@@ -6,7 +6,7 @@
  * The agent loop has its own per-call limit (config `agent_loop.tool_timeout_ms`, default 30 s); the tools tell it
  * how long their commands may run (`runTimeMs`), so a command's own time-out is what ends it.
  */
-import type { ExecOptions, ExecResult } from "../../core/containers/contract.ts";
+import type { ExecOptions, ExecResult } from "../../core/sdk/index.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 600_000;

@@ -9,8 +9,8 @@
  * command in order. `engine: "native"` hands the call to the client instead.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import type { ExecResult } from "../../core/containers/contract.ts";
-import { defineTool } from "../../core/registry/define.ts";
+import type { ExecResult } from "../../core/sdk/index.ts";
+import { defineTool } from "../../core/sdk/index.ts";
 import { argumentsChecker } from "./arguments.ts";
 import { containerRequest, EngineContainerParameters } from "./container-parameters.ts";
 import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS } from "./exec-limits.ts";

@@ -7,8 +7,8 @@
  */
 import { STATUS_CODES } from "node:http";
 import { type Static, Type } from "@sinclair/typebox";
-import { defineTool } from "../../core/registry/define.ts";
-import type { ToolDeclaration } from "../../core/registry/tool.ts";
+import { defineTool } from "../../core/sdk/index.ts";
+import type { ToolDeclaration } from "../../core/sdk/index.ts";
 import { type DomainRule, domainRefusal, domainRules, parseDomainRules } from "../web-search/domains.ts";
 import { readCapped } from "./body.ts";
 import { type ContentKind, decodeText, htmlToMarkdown, isUntyped, kindOfType, parseContentType, pdfToText, sniffKind } from "./extract.ts";

@@ -1,5 +1,5 @@
 /** The search-engine contract of `service:web_search`, and what the engines share (HTTP, text clean-up). */
-import type { FetchFunction } from "../../core/registry/helpers.ts";
+import type { FetchFunction } from "../../core/sdk/index.ts";
 
 export const ENGINE_NAMES = ["searxng", "brave", "tavily", "exa"] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
