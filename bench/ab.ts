@@ -8,57 +8,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { bundleGateway, Fleet, SCENARIOS } from "./fleet.ts";
 import { cpuMsOf, runForDuration, type RequestSpec } from "./load.ts";
 
 const other = resolve(process.argv[2] ?? "");
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 8);
 const ROUND_MS = Number(process.env.AB_ROUND_MS ?? 1500);
-const MODEL = "bench/small";
-const ADMIN_KEY = "bench-admin-key";
 const dir = mkdtempSync(join(tmpdir(), "gateway-ab-"));
-const procs: Array<ReturnType<typeof Bun.spawn>> = [];
-const watchdog = setTimeout(() => {
-  for (const p of procs) p.kill("SIGKILL");
-  process.exit(1);
-}, 10 * 60_000);
-watchdog.unref();
-
-async function spawn(entry: string, env: Record<string, string>): Promise<{ pid: number; port: number; url?: string }> {
-  const proc = Bun.spawn([process.execPath, entry], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit", ipc() {} });
-  procs.push(proc);
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${entry} exited before it was ready`);
-    text += new TextDecoder().decode(value);
-    const line = text.split("\n").find((l) => l.includes('"ready"'));
-    if (line) return { pid: proc.pid, ...(JSON.parse(line) as { port: number; url?: string }) };
-  }
-}
-
-async function gateway(root: string, name: string, upstream: string) {
-  const built = await Bun.build({ entrypoints: [join(root, "bench/gateway-server.ts")], target: "bun", minify: true, outdir: join(dir, name) });
-  if (!built.success || !built.outputs[0]) throw new Error(`bundling ${name} failed`);
-  const gwDir = join(dir, `${name}-data`);
-  await Bun.write(join(gwDir, ".keep"), "");
-  const child = await spawn(built.outputs[0].path, { BENCH_UPSTREAM: upstream, BENCH_DIR: gwDir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY });
-  const base = `http://127.0.0.1:${child.port}/api/v1`;
-  const created = await fetch(`${base}/keys`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name: "ab" }) });
-  const key = ((await created.json()) as { key: string }).key;
-  return { name, pid: child.pid, url: `${base}/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${key}` } };
-}
-
-const scenarios = [
-  { name: "non-stream c=64", concurrency: 64, stream: false, body: { model: MODEL, messages: [{ role: "user", content: "Benchmark request, please answer [sim tokens=16]" }] } },
-  { name: "stream 200 chunks c=16", concurrency: 16, stream: true, body: { model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Benchmark stream with many chunks [sim tokens=200]" }] } },
-];
+const fleet = new Fleet();
 
 try {
-  const sim = await spawn(join(import.meta.dir, "sim-server.ts"), {});
-  const upstream = String(sim.url);
-  const targets = [await gateway(other, "A (other)", upstream), await gateway(resolve(import.meta.dir, ".."), "B (this tree)", upstream)];
-  for (const scenario of scenarios) {
+  const sim = await fleet.spawn(join(import.meta.dir, "sim-server.ts"), {});
+  const env = { BENCH_UPSTREAM: String(sim.url) };
+  const tree = async (root: string, name: string, slug: string) => fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), env);
+  const targets = [await tree(other, "A (other)", "a"), await tree(resolve(import.meta.dir, ".."), "B (this tree)", "b")];
+  for (const scenario of SCENARIOS) {
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = -1; round < ROUNDS; round++) {
@@ -79,7 +43,7 @@ try {
     }
   }
 } finally {
-  for (const p of procs) p.kill("SIGTERM");
+  fleet.killAll();
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(0);

@@ -1,0 +1,74 @@
+/**
+ * What the A/B benches share (bench/ab.ts, bench/observability.ts): child processes that announce themselves on
+ * stdout, a gateway started from a bundle with an inference key made for it, and the two load scenarios. Every child
+ * is killed at exit or by the watchdog, so a bench always stops by itself.
+ */
+import { join } from "node:path";
+
+export const MODEL = "bench/small";
+export const ADMIN_KEY = "bench-admin-key";
+
+/** The loads both A/B benches compare (chat completions against the simulator's model). */
+export const SCENARIOS = [
+  { name: "non-stream c=64", concurrency: 64, stream: false, body: { model: MODEL, messages: [{ role: "user", content: "Benchmark request, please answer [sim tokens=16]" }] } },
+  { name: "stream 200 chunks c=16", concurrency: 16, stream: true, body: { model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Benchmark stream with many chunks [sim tokens=200]" }] } },
+];
+
+export interface Child {
+  pid: number;
+  port: number;
+  url?: string;
+  proc: ReturnType<typeof Bun.spawn>;
+}
+
+export class Fleet {
+  private readonly procs: Array<ReturnType<typeof Bun.spawn>> = [];
+
+  /** Kills everything when `watchdogMs` passes (the bench then failed: exit 1). */
+  constructor(watchdogMs = 10 * 60_000) {
+    setTimeout(() => {
+      this.killAll();
+      process.exit(1);
+    }, watchdogMs).unref();
+  }
+
+  /** Starts `entry` under Bun and waits for its `{"ready": …, "port"}` line. */
+  async spawn(entry: string, env: Record<string, string>): Promise<Child> {
+    const proc = Bun.spawn([process.execPath, entry], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit", ipc() {} });
+    this.procs.push(proc);
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${entry} exited before it was ready`);
+      text += new TextDecoder().decode(value);
+      const line = text.split("\n").find((l) => l.includes('"ready"'));
+      if (line) {
+        reader.releaseLock();
+        return { pid: proc.pid, proc, ...(JSON.parse(line) as { port: number; url?: string }) };
+      }
+    }
+  }
+
+  /** A bundled gateway (`entry`) on its own data directory, and the request target of an inference key made on it. */
+  async gateway(entry: string, name: string, dataDir: string, env: Record<string, string>) {
+    await Bun.write(join(dataDir, ".keep"), "");
+    const child = await this.spawn(entry, { BENCH_DIR: dataDir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY, ...env });
+    const base = `http://127.0.0.1:${child.port}/api/v1`;
+    const created = await fetch(`${base}/keys`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name }) });
+    const key = ((await created.json()) as { key: string }).key;
+    return { name, pid: child.pid, child, url: `${base}/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${key}` } };
+  }
+
+  killAll(): void {
+    for (const proc of this.procs) proc.kill("SIGKILL");
+  }
+}
+
+/** Bundles a tree's bench/gateway-server.ts like `npm start` does; the path of its entry point. */
+export async function bundleGateway(root: string, outdir: string): Promise<string> {
+  const built = await Bun.build({ entrypoints: [join(root, "bench/gateway-server.ts")], target: "bun", minify: true, outdir });
+  const entry = built.success ? built.outputs.find((o) => o.kind === "entry-point") : undefined;
+  if (!entry) throw new Error(`bundling ${root}'s gateway failed`);
+  return entry.path;
+}
