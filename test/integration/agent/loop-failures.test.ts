@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { seen } from "../../fixtures/extensions/test-tools.ts";
 import { ADMIN_KEY } from "../../support/gateway.ts";
-import type { Script } from "../../support/scripted-model.ts";
-import { callsFor, messagesOf, MODEL, startAgentGateway, type AgentGateway } from "./setup.ts";
+import { COMPLETION_TOKENS, PROMPT_TOKENS, type Script } from "../../support/scripted-model.ts";
+import { callsFor, messagesOf, MODEL, PRICING, startAgentGateway, type AgentGateway } from "./setup.ts";
 
 let agent: AgentGateway;
 
@@ -115,6 +115,28 @@ describe("a turn that also calls a client function", () => {
     expect(JSON.stringify(sent)).toContain("sunny");
     expect(JSON.stringify(sent)).toContain("UTC");
     expect(second.body.output.at(-1).content[0].text).toBe("Sunny, and it is late.");
+  });
+});
+
+describe("priced tool work", () => {
+  const turnCost = PROMPT_TOKENS * PRICING.prompt + COMPLETION_TOKENS * PRICING.completion;
+
+  test("a tool's charge is billed with the turns: usage.cost is both turns plus each call's price", async () => {
+    agent.upstream.script = callsFor(1, [{ name: "test_paid" }, { name: "test_paid" }]);
+    const { status, body } = await respond({ tools: [{ type: "service:test_paid", parameters: { usd: 0.0125 } }] });
+    expect(status).toBe(200);
+    expect(body.output.filter((item: Json) => item.type === "service:test_paid" && item.status === "completed")).toHaveLength(2);
+    expect(body.usage.cost).toBeCloseTo(2 * turnCost + 2 * 0.0125, 10);
+  });
+
+  test("a charge the key's limit cannot cover fails that call (the model is told), never the request, and is not billed", async () => {
+    const created = (await (await agent.gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "no room for tools", limit: 0.01 } })).json()) as Json;
+    agent.upstream.script = callsFor(1, [{ name: "test_paid" }], "Could not pay.");
+    const { status, body } = await respond({ tools: [{ type: "service:test_paid", parameters: { usd: 5 } }], max_output_tokens: 50 }, created.key as string);
+    expect(status).toBe(200);
+    expect(body.output[0]).toMatchObject({ type: "service:test_paid", status: "failed" });
+    expect(String(body.output[0].error)).toContain("Insufficient credits");
+    expect(body.usage.cost).toBeLessThan(0.01);
   });
 });
 
