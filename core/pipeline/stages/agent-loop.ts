@@ -19,7 +19,8 @@ export const agentLoopStage: Stage = {
   run(ctx) {
     const request = ctx.request;
     checkMaxToolCalls(request);
-    const declared = declaredTools(request, declarationEnv(ctx));
+    // Most requests declare no tools at all: nothing to check or resolve for them.
+    const declared = request.tools.length === 0 ? undefined : declaredTools(request, declarationEnv(ctx));
     const replayed = hasServerToolHistory(request.messages);
     if (!declared) return runTurn(ctx, replayed ? { ...request, messages: expandServerToolHistory(request.messages, undefined) } : request);
     return runAgentLoop(ctx, declared, replayed ? expandServerToolHistory(request.messages, declared) : request.messages);
