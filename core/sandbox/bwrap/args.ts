@@ -22,13 +22,15 @@ const SHM_BYTES = 1024 * 1024;
 /** Open files per process: plenty for builds, a ceiling for descriptor exhaustion. */
 const MAX_OPEN_FILES = 1024;
 
-/** `[choom] prlimit [setpriv]`: limits (and the unprivileged uid) set before bwrap, so they bind everything in it. */
+/** `[choom] [nice] prlimit [setpriv]`: limits (and the unprivileged uid) set before bwrap, so they bind everything in it. */
 function launcher(plan: BwrapPlan, limits: RunLimits): string[] {
   const cpuSeconds = Math.ceil(limits.timeoutMs / 1000) + 1;
   const both = (value: number) => `${value}:${value}`; // soft and hard: the sandbox cannot raise either
   const argv: string[] = [];
   // The first victim if memory runs out is a sandbox process, never the gateway.
   if (plan.choom) argv.push(plan.choom, "-n", "1000", "--");
+  // The gateway's event loop wins every contest for a core: a fork bomb or a spinning loop only gets what is idle.
+  if (plan.nice) argv.push(plan.nice, "-n", "19");
   argv.push(
     plan.prlimit,
     `--nproc=${both(limits.maxProcesses)}`,

@@ -22,6 +22,8 @@ export interface BwrapPlan {
   setpriv: string | undefined;
   /** Present when available: marks sandbox processes as the kernel's first choice when memory runs out. */
   choom: string | undefined;
+  /** Present when available: runs sandbox processes at the lowest CPU priority, so a busy command never starves the gateway. */
+  nice: string | undefined;
   hostUid: number;
   hostGid: number;
   /** bwrap arguments that mount /usr and recreate /bin, /lib… as on the host (links or read-only binds). */
@@ -73,6 +75,7 @@ export function inspectHost(settings: ResolvedSandboxSettings): HostCheck {
       prlimit,
       setpriv: setpriv ?? undefined,
       choom: Bun.which("choom") ?? undefined,
+      nice: Bun.which("nice") ?? undefined,
       hostUid: root ? settings.sandboxUid : (process.getuid?.() ?? 0),
       hostGid: root ? settings.sandboxGid : (process.getgid?.() ?? 0),
       systemMounts: systemMounts(),

@@ -7,6 +7,7 @@ const plan: BwrapPlan = {
   prlimit: "/usr/bin/prlimit",
   setpriv: "/usr/bin/setpriv",
   choom: "/usr/bin/choom",
+  nice: "/usr/bin/nice",
   hostUid: 65534,
   hostGid: 65534,
   systemMounts: ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin"],
@@ -28,6 +29,7 @@ describe("bwrap command line", () => {
     const before = argv.slice(0, argv.indexOf(plan.bwrap));
     expect(before).toEqual([
       "/usr/bin/choom", "-n", "1000", "--",
+      "/usr/bin/nice", "-n", "19",
       "/usr/bin/prlimit", "--nproc=64:64", `--as=${1 << 30}:${1 << 30}`, "--fsize=1000:1000", "--cpu=4:4", "--nofile=1024:1024", "--core=0:0", "--",
       "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
     ]);
@@ -57,7 +59,7 @@ describe("bwrap command line", () => {
   });
 
   test("a gateway not running as root runs bwrap directly", () => {
-    const own = sandboxArgv({ ...plan, setpriv: undefined, choom: undefined }, "/c", "true", limits);
+    const own = sandboxArgv({ ...plan, setpriv: undefined, choom: undefined, nice: undefined }, "/c", "true", limits);
     expect(own[0]).toBe(plan.prlimit);
     expect(own).not.toContain(plan.setpriv);
   });
