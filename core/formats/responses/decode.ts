@@ -25,13 +25,18 @@ export function decodeResponses(raw: Record<string, unknown>, headers: Headers):
   }
   if ((raw.store as unknown) === true) throw errors.invalid("store: true is not supported: responses are not stored. Omit store or set it to false.");
   if (body.input === undefined && !body.prompt) throw errors.invalid("input is required");
+  // Background mode answers later through GET /responses/{id}; with no stored responses there is nothing to poll, and
+  // answering synchronously instead would hold a client that expects an immediate `queued` reply.
+  if (body.background === true) {
+    throw errors.invalid(
+      "background: true is not supported: the gateway stores no responses, so a background response could never be retrieved. Omit background or set it to false.",
+      { param: "background" },
+    );
+  }
 
   const warnings: Warning[] = [];
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) warn(warnings, "unknown_field", key, `unknown field ${key} was ignored`);
-  }
-  if (body.background === true) {
-    warn(warnings, "unsupported_field", "background", "background mode is not supported; the response is returned directly");
   }
 
   const input = decodeInput(body.input, warnings);

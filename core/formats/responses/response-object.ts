@@ -109,13 +109,13 @@ export function terminalStatus(response: CanonicalResponse): {
 /** The full result for a finished (completed, incomplete or failed) response. */
 export function resultObject(response: CanonicalResponse, ctx: EncodeContext, cost = response.cost): Record<string, unknown> {
   const terminal = terminalStatus(response);
-  const failed = terminal.status === "failed";
   const result: Record<string, unknown> = {
     id: ctx.generationId,
     object: "response",
     created_at: response.created,
     // The canonical response has no completion time when it came from a stream; the encoder is the last to know.
-    completed_at: failed ? null : (response.completed ?? Math.floor(Date.now() / 1000)),
+    // A failed response ended too: the spec types `completed_at` as an integer, never null, once it is terminal.
+    completed_at: response.completed ?? Math.floor(Date.now() / 1000),
     status: terminal.status,
     model: response.model || (ctx.request.model ?? ""),
     output: outputItems(response.parts, {

@@ -309,12 +309,13 @@ describe("fields", () => {
     expect(parse({ ...base, reasoning: null }).reasoning).toBeUndefined();
   });
 
-  test("unknown fields and background:true become warnings, not errors", () => {
-    const request = parse({ ...base, background: true, brand_new: 1 });
-    expect(request.warnings.map((w) => [w.code, w.field])).toEqual([
-      ["unknown_field", "brand_new"],
-      ["unsupported_field", "background"],
-    ]);
+  test("unknown fields become warnings, not errors; background:false is accepted", () => {
+    const request = parse({ ...base, background: false, brand_new: 1 });
+    expect(request.warnings.map((w) => [w.code, w.field])).toEqual([["unknown_field", "brand_new"]]);
+  });
+
+  test("background:true is a 400 saying no response is stored to be fetched later", () => {
+    expect(() => parse({ ...base, background: true })).toThrow(/background: true is not supported: the gateway stores no responses/);
   });
 
   test("defaults: not streaming, no models, no plugins, original is the body", () => {

@@ -170,7 +170,8 @@ describe("encodeResponses", () => {
     const response = toolTurn({ parts: [], error: { type: error.type, message: error.message, status: error.status, metadata: { provider_code: 429 } }, finish: { reason: "error" } });
     const result = encodeResponses(response, context());
     expect(result.status).toBe("failed");
-    expect(result.completed_at).toBeNull();
+    // Terminal, so an integer like every other finished response (spec "Responses result": integer, Unix seconds).
+    expect(Number.isInteger(result.completed_at)).toBe(true);
     expect(result.error).toEqual({ code: "rate_limit_exceeded", message: "Slow down", metadata: { provider_code: 429, error_type: "rate_limit_exceeded" } });
     expect(result.error_type).toBe("rate_limit_exceeded");
   });
