@@ -115,8 +115,11 @@ export class ChatStreamEncoder {
         tool.running = false;
         return [this.choiceChunk({ server_tool_calls: [serverToolEndDelta(tool.index, tool.name, event)] })];
       }
+      case "server-tool-progress":
+        // Chat has no frame for a tool's inner phases: its start and end (with the whole result) are the progress.
+        return [];
       case "usage":
-        // Held back: chat reports usage in its own chunk after the finish chunk.
+        // Held back: chat reports the final usage on the finish chunk, or in its own chunk after it (include_usage).
         this.usage = event.usage;
         this.cost = event.cost;
         return [];
@@ -125,8 +128,14 @@ export class ChatStreamEncoder {
         const chunk = this.choiceChunk({}, event.finish);
         this.alignment = event.alignment;
         // The alignment report rides the last data chunk: this one, or the usage chunk that follows it.
-        if (!this.ctx.request.includeUsage && event.alignment) chunk.alignment = event.alignment;
-        if (!this.ctx.request.includeUsage) this.attachMetadata(chunk);
+        if (!this.ctx.request.includeUsage) {
+          // Usage always comes (as OpenRouter sends it): without include_usage on the finish chunk itself, since
+          // older clients index into `choices[0]` of every chunk and would trip on an empty-`choices` one. The
+          // canonical stream's usage precedes its finish, so this is the final usage.
+          chunk.usage = chatUsage(this.usage, this.cost);
+          if (event.alignment) chunk.alignment = event.alignment;
+          this.attachMetadata(chunk);
+        }
         return [...closing, chunk];
       }
       case "error": {
@@ -144,7 +153,7 @@ export class ChatStreamEncoder {
     }
   }
 
-  /** Chunks due when the event stream is over: the usage chunk when `stream_options.include_usage` asked for it. */
+  /** Chunks due when the event stream is over: the separate usage chunk when `stream_options.include_usage` asked for it. */
   end(): ChatChunk[] {
     if (this.ended || !this.ctx.request.includeUsage) return [];
     const chunk = this.chunk([]);

@@ -33,6 +33,24 @@ const textStream: StreamEvent[] = [
   { type: "finish", finish: { reason: "stop", raw: "stop" } },
 ];
 
+/** `usage` of the text stream, as chat shows it. */
+const textUsage = {
+  prompt_tokens: 10,
+  completion_tokens: 5,
+  total_tokens: 15,
+  prompt_tokens_details: { cached_tokens: 2, cache_write_tokens: 0, audio_tokens: 0, file_tokens: 0, video_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+  cost: 0.001,
+  cost_details: { upstream_inference_cost: 0.001, upstream_inference_prompt_cost: 0.0006, upstream_inference_completions_cost: 0.0004 },
+};
+
+/** A chunk without the usage a finish chunk carries when include_usage is off (for tests about other fields). */
+function withoutUsage(chunk: ChatChunk | undefined): Omit<ChatChunk, "usage"> | undefined {
+  if (chunk === undefined) return undefined;
+  const { usage: _usage, ...rest } = chunk;
+  return rest;
+}
+
 async function chunksOf(events: StreamEvent[], options: Parameters<typeof chatContext>[0] = {}) {
   return parseFrames(await drain(streamChat(replay(events), chatContext(options))));
 }
@@ -47,23 +65,17 @@ describe("streamChat", () => {
       {
         ...base,
         choices: [],
-        usage: {
-          prompt_tokens: 10,
-          completion_tokens: 5,
-          total_tokens: 15,
-          prompt_tokens_details: { cached_tokens: 2, cache_write_tokens: 0, audio_tokens: 0, file_tokens: 0, video_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, image_tokens: 0 },
-          cost: 0.001,
-          cost_details: { upstream_inference_cost: 0.001, upstream_inference_prompt_cost: 0.0006, upstream_inference_completions_cost: 0.0004 },
-        },
+        usage: textUsage,
       },
     ]);
   });
 
-  test("without include_usage there is no usage chunk; the finish chunk is last before [DONE]", async () => {
+  test("without include_usage the usage rides on the finish chunk, which is last before [DONE] (issue 17 item 8)", async () => {
     const chunks = await chunksOf(textStream, { includeUsage: false });
-    expect(chunks.at(-1)).toEqual(choice({}, "stop", "stop"));
-    expect(chunks.some((chunk) => "usage" in chunk)).toBe(false);
+    expect(chunks.at(-1)).toEqual({ ...choice({}, "stop", "stop"), usage: textUsage });
+    // No extra empty-`choices` chunk, which older clients index into.
+    expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true);
+    expect(chunks.filter((chunk) => "usage" in chunk)).toHaveLength(1);
     expect(await chunksOf(textStream)).toEqual(chunks);
   });
 
@@ -118,7 +130,7 @@ describe("streamChat", () => {
       choice({ reasoning: "ing", reasoning_details: [{ type: "reasoning.text", text: "ing", format: "anthropic-claude-v1", index: 0 }] }),
       choice({ reasoning_details: [{ type: "reasoning.text", text: "", signature: "sig", format: "anthropic-claude-v1", index: 0 }] }),
     ]);
-    expect(chunks.at(-1)).toEqual(choice({}, "stop", null));
+    expect(withoutUsage(chunks.at(-1))).toEqual(choice({}, "stop", null));
   });
 
   test("an error event mid-stream: error chunk with finish_reason error, then [DONE], nothing after", async () => {
@@ -164,7 +176,7 @@ describe("streamChat", () => {
     expect(chunks[2]).toEqual({ ...choice({ content: "No" }), choices: [{ index: 0, delta: { content: "No" }, logprobs: { content: [logprob], refusal: null }, finish_reason: null, native_finish_reason: null }] });
     expect(chunks[3]).toEqual(choice({ annotations: [{ type: "url_citation" }] }));
     expect(chunks[4]).toEqual(choice({ refusal: "Sorry" }));
-    expect(chunks[5]).toEqual(choice({}, "content_filter", "refusal"));
+    expect(withoutUsage(chunks[5])).toEqual(choice({}, "content_filter", "refusal"));
   });
 
   test("without a start event the first content chunk still announces the role", async () => {
