@@ -147,15 +147,19 @@ describe("streaming", () => {
     expect(lastUpstream().body.stream_options).toEqual({ include_usage: true });
   });
 
-  test("without include_usage no usage chunk is sent, and the raw stream ends with [DONE]", async () => {
+  test("without include_usage the usage rides on the finish chunk (no usage chunk), and the raw stream ends with [DONE]", async () => {
     const res = await gw.request("/chat/completions", { method: "POST", json: { model: "simulator/small", stream: true, messages: [{ role: "user", content: "hi" }] } });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     expect(res.headers.get("x-generation-id")).toMatch(/^gen-/);
     const raw = await res.text();
     const frames = raw.split("\n\n").filter((f) => f.startsWith("data: "));
     expect(frames.at(-1)).toBe("data: [DONE]");
-    const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice(6)) as { usage?: unknown; id: string });
-    expect(chunks.every((c) => c.usage === undefined || c.usage === null)).toBe(true);
+    const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice(6)) as { usage?: { prompt_tokens: number }; id: string; choices: Array<{ finish_reason: string | null }> });
+    // Issue 17 item 8: the final usage always comes, on the chunk carrying the finish_reason, never in a chunk of its own.
+    expect(chunks.every((c) => c.choices.length === 1)).toBe(true);
+    expect(chunks.filter((c) => c.usage !== undefined)).toHaveLength(1);
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("stop");
+    expect(chunks.at(-1)!.usage!.prompt_tokens).toBeGreaterThan(0);
     expect(chunks[0]!.id).toBe(res.headers.get("x-generation-id")!);
   });
 
