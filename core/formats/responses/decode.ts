@@ -151,12 +151,14 @@ function cacheSettings(body: ResponsesRequest): CanonicalRequest["cache"] {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
-/** Responses-only fields without a canonical home; an adapter of the same family forwards them. */
+/**
+ * Responses-only fields without a canonical home; an adapter of the same family forwards them. `prompt` is not one:
+ * it names the gateway's own template (core/presets/prompt-template.ts), already rendered into the body.
+ */
 function passthroughFields(body: ResponsesRequest): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
   if (body.include) out.include = body.include;
   if (body.image_config) out.image_config = body.image_config;
-  if (body.prompt) out.prompt = body.prompt;
   if (body.truncation) out.truncation = body.truncation;
   return Object.keys(out).length === 0 ? undefined : out;
 }

@@ -243,7 +243,8 @@ describe("fields", () => {
       trace: { trace_id: "t1", custom: 1 },
       user: "user-1",
       stopWhen: [{ type: "max_cost", max_cost_in_dollars: 0.5 }],
-      passthrough: { include: ["reasoning.encrypted_content"], image_config: { size: "1024x1024" }, prompt: { id: "pmpt_1", variables: { x: "y" } }, truncation: "auto" },
+      // `prompt` is not forwarded: it names the gateway's own template, rendered into the body before decode.
+      passthrough: { include: ["reasoning.encrypted_content"], image_config: { size: "1024x1024" }, truncation: "auto" },
     });
     expect(request.warnings).toEqual([]);
   });
