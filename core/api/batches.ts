@@ -12,6 +12,9 @@ import { batchView, listedBatchView } from "../batches/view.ts";
 import type { Deps } from "../deps.ts";
 import { errors, GatewayError } from "../errors.ts";
 import { jsonResponse } from "../http/envelope.ts";
+import { bodyDigestOf } from "../idempotency/body-digest.ts";
+import { idempotencyKeyOf } from "../idempotency/header.ts";
+import { idempotencyOf } from "../idempotency/service.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
 import type { BatchRecord } from "../store/types.ts";
 
@@ -37,6 +40,7 @@ const conflict = (message: string) => new GatewayError("precondition_failed", me
 
 export function batchRoutes(deps: Deps, auth: Authenticator) {
   const settings = () => deps.config.batches;
+  const idempotency = idempotencyOf(deps);
 
   /** The caller's batch, or 404: another workspace's batch is indistinguishable from a missing one. */
   const own = async (principal: Principal, id: string): Promise<BatchRecord> => {
@@ -60,11 +64,17 @@ export function batchRoutes(deps: Deps, auth: Authenticator) {
     })
     .post(
       "/batches",
-      async ({ body, principal }) => {
+      async ({ body, principal, request }) => {
         requireInference(principal);
-        const batch = await submitBatch(deps, principal, body);
-        deps.batchWorker?.wake();
-        return jsonResponse(batchView(batch, undefined, false), 202);
+        const submit = async () => {
+          const batch = await submitBatch(deps, principal, body);
+          deps.batchWorker?.wake();
+          return jsonResponse(batchView(batch, undefined, false), 202);
+        };
+        const key = idempotencyKeyOf(request.headers);
+        if (key === undefined) return submit();
+        // A retried submission gets the first batch back instead of a second batch (core/idempotency/service.ts).
+        return idempotency.handle({ scope: principal.keyHash, route: "/batches", key, bodyDigest: bodyDigestOf(request, body), signal: request.signal, run: submit });
       },
       { body: Submission, parse: "json", detail: { summary: "Submit a batch of inference requests", tags: ["batches"] } },
     )

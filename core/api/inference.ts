@@ -4,6 +4,10 @@ import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
 import type { WireFormat } from "../formats/format.ts";
 import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
+import { bodyDigestOf } from "../idempotency/body-digest.ts";
+import { idempotencyKeyOf } from "../idempotency/header.ts";
+import { idempotencyOf } from "../idempotency/service.ts";
+import { watchForFailure } from "../idempotency/stream-failure.ts";
 import { respond } from "../http/render.ts";
 import { newContext } from "../pipeline/new-context.ts";
 import { runPipeline } from "../pipeline/pipeline.ts";
@@ -14,6 +18,7 @@ import { applyPresetReference } from "../presets/resolve.ts";
 /** One POST route for one format, authenticated before the body is validated (401 precedes 400). */
 export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, format: WireFormat, summary: string) {
   const checkBody = bodyChecker(format.schema);
+  const idempotency = idempotencyOf(deps);
   return new Elysia({ name: `route:${format.id}:${path}` })
     .derive({ as: "local" }, async ({ request }) => ({ principal: await auth.authenticate(request.headers) }))
     // Presets (issue 6): merged into the parsed body BEFORE schema validation, so the merged request is what gets
@@ -28,12 +33,30 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
     .post(
       path,
       async ({ body, request, principal }) => {
-        // Validated here, after the preset merge, not by Elysia (core/http/body-check.ts says why).
-        const ctx = newContext(deps, format, checkBody(body) as Record<string, unknown>, request.headers, request.signal);
-        ctx.principal = principal;
-        // From here the renderer writes this request's log line (at the end of its stream, if it streams).
-        pipelineLogs(request);
-        return respond(ctx, runPipeline(ctx));
+        const key = idempotencyKeyOf(request.headers);
+        if (key === undefined) {
+          // Validated here, after the preset merge, not by Elysia (core/http/body-check.ts says why).
+          const ctx = newContext(deps, format, checkBody(body) as Record<string, unknown>, request.headers, request.signal);
+          ctx.principal = principal;
+          // From here the renderer writes this request's log line (at the end of its stream, if it streams).
+          pipelineLogs(request);
+          return respond(ctx, runPipeline(ctx));
+        }
+        // Idempotent (core/idempotency/service.ts): run once, retries get the first reply.
+        return idempotency.handle({
+          scope: principal.keyHash,
+          route: path,
+          key,
+          bodyDigest: bodyDigestOf(request, body),
+          signal: request.signal,
+          run: (markFailed) => {
+            // A signal of its own: the first client leaving must not stop the run its retry is about to join.
+            const ctx = newContext(deps, format, checkBody(body) as Record<string, unknown>, request.headers, new AbortController().signal);
+            ctx.principal = principal;
+            pipelineLogs(request);
+            return respond(ctx, runPipeline(ctx).then((outcome) => watchForFailure(outcome, markFailed)));
+          },
+        });
       },
       { parse: "json", detail: { summary, tags: ["inference"], requestBody: jsonRequestBody(format.schema) } },
     );

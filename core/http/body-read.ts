@@ -8,6 +8,7 @@
  *   (./json-depth.ts) — else 400 at once, where parsing and validating 20,000 levels froze the process for seconds.
  */
 import { GatewayError, isGatewayError } from "../errors.ts";
+import { rememberBodyDigest } from "../idempotency/body-digest.ts";
 import { payloadTooLarge } from "./body-limit.ts";
 import { JsonDepthScanner, withinDepth } from "./json-depth.ts";
 
@@ -42,6 +43,8 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
     bytes = await readStreamed(request.body, limits);
   }
   if (bytes.length === 0) return undefined;
+  // Idempotent requests (core/idempotency/) compare raw bytes; a request without the key pays a header lookup.
+  rememberBodyDigest(request, bytes);
   try {
     return JSON.parse(utf8.decode(bytes)) as unknown;
   } catch {

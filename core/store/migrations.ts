@@ -294,6 +294,28 @@ function guardrails(types: ColumnTypes): Migration {
   };
 }
 
+/**
+ * Idempotent requests (issue 17 item 1): the finished reply of a request sent with an `Idempotency-Key`, replayed to a
+ * retry for 24 h, also after a restart. `expires_at` is indexed for the sweep.
+ */
+function idempotencyReplies(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable("idempotency_replies")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("body_digest", "text", (c) => c.notNull())
+        .addColumn("status", "integer", (c) => c.notNull())
+        .addColumn("headers", "text", (c) => c.notNull())
+        .addColumn("body", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("idempotency_replies_expires_idx").on("idempotency_replies").column("expires_at").execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -304,6 +326,7 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0004_key_include_byok_spend_index": keyIncludeByokAndSpendIndex(),
     "0005_generation_details_log": generationDetailsAndLog(),
     "0006_guardrails": guardrails(types),
+    "0007_idempotency_replies": idempotencyReplies(),
   };
 }
 

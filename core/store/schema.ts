@@ -180,6 +180,18 @@ export interface BetaAdmissionsTable {
   created_at: BigintColumn;
 }
 
+/** `idempotency_replies`: finished replies of requests sent with an `Idempotency-Key`, kept 24 h. */
+export interface IdempotencyRepliesTable {
+  id: string;
+  body_digest: string;
+  status: number;
+  /** JSON object of header name → value. */
+  headers: string;
+  body: string;
+  created_at: BigintColumn;
+  expires_at: BigintColumn;
+}
+
 /** The whole database, for `Kysely<StoreDatabase>`. */
 export interface StoreDatabase {
   workspaces: WorkspacesTable;
@@ -193,6 +205,7 @@ export interface StoreDatabase {
   guardrail_assignments: GuardrailAssignmentsTable;
   guardrail_spend: GuardrailSpendTable;
   beta_admissions: BetaAdmissionsTable;
+  idempotency_replies: IdempotencyRepliesTable;
 }
 
 /** Which SQL dialect a store runs on. */

@@ -11,6 +11,7 @@ import { createPresetRepo } from "./repos/presets.ts";
 import { createAdmissionRepo } from "./repos/admissions.ts";
 import { createGuardrailRepo } from "./repos/guardrails.ts";
 import { createWorkspaceRepo } from "./repos/workspaces.ts";
+import { createIdempotencyRepo } from "./repos/idempotency.ts";
 import type { StoreDatabase, StoreDialect } from "./schema.ts";
 import type { BunSqliteDialect } from "./sqlite-driver.ts";
 import type { Store } from "./types.ts";
@@ -39,6 +40,7 @@ export function createStore(
     batches: createBatchRepo(db, dialect),
     guardrails: createGuardrailRepo(db, clock),
     admissions: createAdmissionRepo(db, clock),
+    idempotency: createIdempotencyRepo(db),
     ping: (timeoutMs) => ping(db, timeoutMs),
     // Idempotent: shutdown paths may race to close the store.
     close: () =>

@@ -1,0 +1,74 @@
+/**
+ * A loopback OpenAI chat-completions upstream for the idempotency tests: it counts the requests it received (the
+ * proof that a retry triggered no upstream call), answers after `delayMs`, streams its words `chunkDelayMs` apart
+ * (so a retry can join a stream midway), and fails the next `failures` requests with a 500.
+ */
+export const PROMPT_TOKENS = 12;
+export const COMPLETION_TOKENS = 5;
+export const ANSWER = "one two three four five";
+
+export interface CountingUpstream {
+  baseUrl: string;
+  /** Request bodies received, in order. */
+  readonly bodies: Array<Record<string, unknown>>;
+  delayMs: number;
+  chunkDelayMs: number;
+  failures: number;
+  reset(): void;
+  stop(): void;
+}
+
+const usage = { prompt_tokens: PROMPT_TOKENS, completion_tokens: COMPLETION_TOKENS, total_tokens: PROMPT_TOKENS + COMPLETION_TOKENS };
+const encoder = new TextEncoder();
+
+export function startCountingUpstream(): CountingUpstream {
+  const upstream: CountingUpstream = {
+    baseUrl: "",
+    bodies: [],
+    delayMs: 0,
+    chunkDelayMs: 0,
+    failures: 0,
+    reset() {
+      this.bodies.length = 0;
+      this.delayMs = 0;
+      this.chunkDelayMs = 0;
+      this.failures = 0;
+    },
+    stop: () => server.stop(true),
+  };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const body = (await req.json()) as Record<string, unknown>;
+      const index = upstream.bodies.length;
+      upstream.bodies.push(body);
+      if (upstream.delayMs > 0) await Bun.sleep(upstream.delayMs);
+      if (upstream.failures > 0) {
+        upstream.failures--;
+        return Response.json({ error: { message: "upstream broke", type: "server_error" } }, { status: 500 });
+      }
+      const id = `chatcmpl-${index}`;
+      if (body.stream !== true) {
+        return Response.json({ id, object: "chat.completion", created: 1754042400, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: ANSWER } }], usage });
+      }
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1754042400, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const frames = [chunk({ role: "assistant", content: "" }), ...ANSWER.split(/(?<= )/).map((word) => chunk({ content: word })), chunk({}, "stop")];
+      frames.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1754042400, model: "m", choices: [], usage })}\n\n`, "data: [DONE]\n\n");
+      const pace = upstream.chunkDelayMs;
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const frame = frames.shift();
+          if (frame === undefined) return controller.close();
+          if (pace > 0) await Bun.sleep(pace);
+          controller.enqueue(encoder.encode(frame));
+        },
+      });
+      return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  upstream.baseUrl = `http://127.0.0.1:${server.port}/v1`;
+  return upstream;
+}
