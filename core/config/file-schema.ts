@@ -102,6 +102,11 @@ export const ConfigFileSchema = Type.Object(
     network: Type.Optional(
       Type.Object({ allow_private: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) }, { additionalProperties: false }),
     ),
+    /**
+     * Strict translation mode for every request without an `X-Service-Strict` header (README "Strict mode"): a field
+     * an upstream cannot carry is a 422 instead of a warning.
+     */
+    strict: Type.Optional(Type.Boolean()),
     /** Keep the built-in simulator provider even when other providers are configured. */
     simulator: Type.Optional(Type.Boolean()),
     /** Timeouts, retries, breaker, sticky sessions (README "Routing and limits"). */

@@ -84,6 +84,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
     ...observability(file, env),
+    ...(file.strict !== undefined ? { strict: file.strict } : {}),
     configDir,
   };
 }

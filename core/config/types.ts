@@ -176,4 +176,6 @@ export interface GatewayConfig {
   metrics?: MetricsConfig;
   /** OpenTelemetry export; absent means off (no SDK is loaded). */
   tracing?: TracingConfig;
+  /** Strict translation mode by default (README "Strict mode"); absent means off. `X-Service-Strict` overrides it. */
+  strict?: boolean;
 }

@@ -44,6 +44,11 @@ export interface RequestContext {
   request: CanonicalRequest;
   /** `X-Service-Metadata: enabled` (or the legacy header). */
   readonly metadataOptIn: boolean;
+  /**
+   * Strict translation mode (README "Strict mode"), settled by the strict stage: a translation warning is then a 422
+   * before the upstream is called. Absent before that stage ran (hand-built contexts): not strict.
+   */
+  strict?: boolean;
   /** The latest turn's ordered endpoints to try, built by routing (for `service_metadata`). */
   candidates: Endpoint[];
   /** How routing chose the latest turn's candidates (tiers, exclusions, sticky pin); absent before routing ran. */

@@ -8,6 +8,7 @@ import type { CanonicalRequest, Tool } from "../../core/model/request.ts";
 import { warn, type Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
 import { isNativeWebSearch } from "../shared/native-tools.ts";
+import { warnMessageNames, warnNonTextModalities } from "../shared/request-fields.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toWireMessages, toWireSystem } from "./messages.ts";
 import { readAnthropicOptions } from "./options.ts";
@@ -27,7 +28,8 @@ export function toAnthropicBody(request: CanonicalRequest, target: UpstreamTarge
   const options = readAnthropicOptions(target.options);
   const maxTokensDefaulted = request.maxTokens === undefined;
   if (maxTokensDefaulted) {
-    warn(warnings, "approximated", "max_tokens", `Anthropic requires max_tokens; the configured default ${options.default_max_tokens} was sent`);
+    // `defaulted`, not a loss: the client sent nothing here (strict mode lets it pass; core/pipeline/strict/).
+    warn(warnings, "defaulted", "max_tokens", `Anthropic requires max_tokens; the configured default ${options.default_max_tokens} was sent`);
   }
   const body: WireRequestBody = {
     model: target.upstreamModel,
@@ -41,7 +43,10 @@ export function toAnthropicBody(request: CanonicalRequest, target: UpstreamTarge
   applySampling(body, request, warnings);
   applyOutput(body, request, warnings);
   applyThinking(body, request, maxTokensDefaulted, options.default_max_tokens, warnings);
-  if (request.user !== undefined) body.metadata = { user_id: request.user };
+  applyEndUser(body, request, warnings);
+  applyCacheSettings(request, warnings);
+  warnNonTextModalities(request, "Anthropic", warnings);
+  warnMessageNames(request, "Anthropic", warnings);
   if (request.metadata && Object.keys(request.metadata).length > 0) {
     warnUnsupported(warnings, "metadata", "Anthropic only accepts metadata.user_id; other metadata was not sent");
   }
@@ -57,6 +62,30 @@ export function toAnthropicBody(request: CanonicalRequest, target: UpstreamTarge
   }
   if (stream) body.stream = true;
   return body;
+}
+
+/**
+ * `metadata.user_id` is Anthropic's one end-user field: `user` when sent, else the safety identifier (already a
+ * SHA-256 digest: the raw value never leaves the decoder). With both, the identifier had no place.
+ */
+function applyEndUser(body: WireRequestBody, request: CanonicalRequest, warnings: Warning[]): void {
+  const userId = request.user ?? request.safetyIdentifier;
+  if (userId !== undefined) body.metadata = { user_id: userId };
+  if (request.user !== undefined && request.safetyIdentifier !== undefined) {
+    warnUnsupported(warnings, "safety_identifier", "Anthropic has one end-user field (metadata.user_id) and `user` took it; safety_identifier was not sent");
+  }
+}
+
+/**
+ * Anthropic caches exactly the blocks marked with `cache_control` (sent as they are), which is what
+ * `prompt_cache_options.mode: "explicit"` asks for; a cache key or any other option has no place.
+ */
+function applyCacheSettings(request: CanonicalRequest, warnings: Warning[]): void {
+  if (request.cache?.promptCacheKey !== undefined) warnUnsupported(warnings, "prompt_cache_key", "Anthropic has no prompt cache key; it was not sent");
+  const options = request.cache?.options;
+  if (options !== undefined && Object.entries(options).some(([key, value]) => !(key === "mode" && value === "explicit"))) {
+    warnUnsupported(warnings, "prompt_cache_options", "Anthropic caches the blocks marked with cache_control; other prompt_cache_options were not sent");
+  }
 }
 
 /** Headers: `x-api-key`, `anthropic-version`, merged `anthropic-beta`; target headers last so an operator can override. */

@@ -7,6 +7,7 @@ import type { CanonicalRequest, ReasoningSettings } from "../../core/model/reque
 import { warn, type Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
 import { refuseNativeServerTool } from "../shared/native-tools.ts";
+import { warnAsyncTools, warnMessageNames, warnSpeed } from "../shared/request-fields.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toContents, toSystemInstruction } from "./contents.ts";
 import { readGeminiOptions, type ResolvedGeminiOptions } from "./options.ts";
@@ -99,9 +100,17 @@ function generationConfig(request: CanonicalRequest, options: ResolvedGeminiOpti
     else config.responseSchema = format.schema;
   }
   if (request.output?.verbosity !== undefined) warnUnsupported(warnings, "verbosity", "Gemini does not support verbosity; it was not sent");
+  const modalities = responseModalities(request.modalities);
+  if (modalities !== undefined) config.responseModalities = modalities;
   const thinking = thinkingConfig(request.reasoning, options, warnings);
   if (thinking !== undefined) config.thinkingConfig = thinking;
   return config;
+}
+
+/** `modalities` → `responseModalities` (Gemini's names are upper case: TEXT, IMAGE, AUDIO). */
+function responseModalities(modalities: string[] | undefined): string[] | undefined {
+  if (modalities === undefined || modalities.length === 0) return undefined;
+  return modalities.map((m) => m.toUpperCase());
 }
 
 /** Effort → thinking budget for Gemini 2.5. */
@@ -153,6 +162,13 @@ function warnDropped(request: CanonicalRequest, warnings: Warning[]): void {
   if (request.cache?.control !== undefined) warnUnsupported(warnings, "cache_control", "Gemini caches prompts implicitly; cache_control marks were not sent");
   if (request.metadata && Object.keys(request.metadata).length > 0) warnUnsupported(warnings, "metadata", "Gemini has no request metadata; it was not sent");
   if (request.user !== undefined) warnUnsupported(warnings, "user", "Gemini has no end-user field; user was not sent");
+  if (request.safetyIdentifier !== undefined) warnUnsupported(warnings, "safety_identifier", "Gemini has no end-user field; safety_identifier was not sent");
+  // Gemini's explicit caching is a cache resource created ahead (cachedContents), not a per-request key or option.
+  if (request.cache?.promptCacheKey !== undefined) warnUnsupported(warnings, "prompt_cache_key", "Gemini caches prompts implicitly; prompt_cache_key was not sent");
+  if (request.cache?.options !== undefined) warnUnsupported(warnings, "prompt_cache_options", "Gemini caches prompts implicitly; prompt_cache_options were not sent");
+  warnSpeed(request, "Gemini", warnings);
+  warnAsyncTools(request, "Gemini", warnings);
+  warnMessageNames(request, "Gemini", warnings);
   for (const key of Object.keys(request.passthrough ?? {})) {
     if (NOT_UPSTREAM_FIELDS.has(key)) continue;
     warnUnsupported(warnings, `passthrough.${key}`, `Provider-specific fields (${key}) only apply to their own upstream and were not sent to Gemini`);

@@ -43,6 +43,8 @@ export interface GeminiGenerationConfig {
   responseSchema?: Record<string, unknown>;
   responseJsonSchema?: Record<string, unknown>;
   thinkingConfig?: GeminiThinkingConfig;
+  /** Output kinds asked for: `TEXT`, `IMAGE`, `AUDIO`. */
+  responseModalities?: string[];
 }
 
 /** A function the model may call. */

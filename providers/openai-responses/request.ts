@@ -8,6 +8,7 @@ import type { CanonicalRequest, Tool, ToolChoice } from "../../core/model/reques
 import type { Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
 import { isNativeWebSearch } from "../shared/native-tools.ts";
+import { warnMessageNames, warnNonTextModalities, warnSpeed } from "../shared/request-fields.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toInputItems } from "./input.ts";
 import { nativeWebSearchTool, WEB_SEARCH_SOURCES } from "./web-search.ts";
@@ -155,9 +156,9 @@ function applyMisc(body: ResponsesRequestBody, request: CanonicalRequest, warnin
   if (request.cache?.control !== undefined) {
     warnUnsupported(warnings, "cache_control", "Cache marks are not supported by the Responses API and were not sent");
   }
-  if (request.modalities?.includes("image")) {
-    warnUnsupported(warnings, "modalities", "Image output modality is not supported by this upstream; only text was requested");
-  }
+  warnNonTextModalities(request, "This Responses upstream", warnings);
+  warnSpeed(request, "The Responses API", warnings);
+  warnMessageNames(request, "Responses input", warnings);
   applyPassthrough(body, request.passthrough, warnings);
 }
 
@@ -174,4 +175,12 @@ function applyPassthrough(body: ResponsesRequestBody, passthrough: Record<string
   if (passthrough.image_config !== undefined) {
     warnUnsupported(warnings, "image_config", "image_config is not supported by the Responses API and was not sent");
   }
+  // Another format's extras (chat `prediction`, `top_a`; Messages' Anthropic-only fields and betas) have no place here.
+  for (const key of Object.keys(passthrough)) {
+    if (RESPONSES_PASSTHROUGH.has(key)) continue;
+    warnUnsupported(warnings, key, `${key} is not supported by the Responses API and was not sent`);
+  }
 }
+
+/** Passthrough keys this adapter reads (above). */
+const RESPONSES_PASSTHROUGH: ReadonlySet<string> = new Set(["include", "prompt", "truncation", "image_config"]);

@@ -7,6 +7,7 @@ import type { CanonicalRequest, OutputFormat, Tool, ToolChoice } from "../../cor
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import { refuseNativeServerTool } from "../shared/native-tools.ts";
+import { warnAsyncTools, warnSpeed } from "../shared/request-fields.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { toWireMessages } from "./messages.ts";
 import { readOpenAIOptions } from "./options.ts";
@@ -35,6 +36,8 @@ export function toChatBody(request: CanonicalRequest, target: UpstreamTarget, st
   applyOutput(body, request.output);
   applyReasoning(body, request, warnings);
   applyMisc(body, request, warnings);
+  warnSpeed(request, "Chat completions", warnings);
+  warnAsyncTools(request, "Chat completions", warnings);
   return body;
 }
 

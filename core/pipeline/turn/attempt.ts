@@ -10,9 +10,11 @@ import { GatewayError } from "../../errors.ts";
 import type { StreamEvent } from "../../model/events.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
+import type { ModuleHelpers } from "../../registry/helpers.ts";
 import type { ProviderCall } from "../../registry/provider.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { watch } from "../../routing/watchdog.ts";
+import { strictHelpers } from "../strict/guarded-fetch.ts";
 import type { RequestContext } from "../context.ts";
 import { helpersFor } from "./provider-helpers.ts";
 
@@ -48,8 +50,7 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
     request: options.request,
     target: endpoint.target,
     signal: controller.signal,
-    // A stream reads its body for minutes, a one-shot call at once: each gets the fetch suited to it (deps.ts).
-    helpers: helpersFor(options.request.stream ? ctx.deps.streamHelpers : ctx.deps.helpers, endpoint.provider),
+    helpers: attemptHelpers(ctx, endpoint, options.request, controller),
     ...(options.onUpstreamBody ? { onUpstreamBody: options.onUpstreamBody } : {}),
   };
   const startedAt = performance.now();
@@ -87,6 +88,17 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
   }
 }
 
+/**
+ * The adapter's helpers. A stream reads its body for minutes, a one-shot call at once: each gets the fetch suited to
+ * it (deps.ts). In strict mode the fetch first refuses what the adapter could not carry (strict/guarded-fetch.ts).
+ */
+function attemptHelpers(ctx: RequestContext, endpoint: Endpoint, request: CanonicalRequest, controller: AbortController): ModuleHelpers {
+  const helpers = helpersFor(request.stream ? ctx.deps.streamHelpers : ctx.deps.helpers, endpoint.provider);
+  if (ctx.strict !== true) return helpers;
+  const guard = { warnings: request.warnings, from: request.warnings.length, upstream: endpoint.provider.id, abort: (reason: GatewayError) => controller.abort(reason) };
+  return strictHelpers(helpers, guard);
+}
+
 /** The 408 of an attempt that produced nothing in time: retryable, the next endpoint may answer. */
 function timeoutError(stream: boolean, ms: number): GatewayError {
   const message = stream ? `Upstream sent no output within ${ms} ms` : `Upstream did not answer within ${ms} ms`;
@@ -114,9 +126,12 @@ export function isOutput(event: StreamEvent): boolean {
     case "tool-call-delta":
     case "refusal-delta":
     case "image":
-    case "usage":
     case "finish":
       return true;
+    case "usage":
+      // A prompt count reported before the first token (Gemini's first chunk, the simulator) is no output yet: an
+      // upstream that hangs or fails after it may still be retried or fallen back from.
+      return event.usage.output.total > 0;
     default:
       return false;
   }

@@ -25,6 +25,8 @@ export interface ApiKeyRecord {
   rateLimit?: KeyRateLimit | null;
   /** Reference b9 `include_byok_in_limit`; absent reads as false. Stored and returned: the gateway has no BYOK. */
   includeByokInLimit?: boolean;
+  /** Strict translation mode for this key's requests without an `X-Service-Strict` header; absent = the config's. */
+  strict?: boolean;
 }
 
 /** A per-key rate limit: requests and/or tokens per interval (null = not limited). */
