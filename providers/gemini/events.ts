@@ -37,6 +37,11 @@ export function mapGeminiUsage(u: GeminiUsage): Usage {
   };
 }
 
+/** The prompt's side of a usage report, with no output counted yet. */
+function promptOnly(usage: Usage): Usage {
+  return { input: usage.input, output: { total: 0, reasoning: 0 } };
+}
+
 interface OpenBlock {
   kind: "text" | "reasoning";
   id: string;
@@ -79,8 +84,12 @@ export class GeminiTranslator {
   }
 
   *chunk(chunk: GeminiResponse): Generator<StreamEvent> {
+    const first = !this.started;
     yield* this.begin(chunk);
     if (chunk.usageMetadata) this.usage = mapGeminiUsage(chunk.usageMetadata);
+    // Gemini counts the prompt on its first chunk: reported at once (a Messages client reads its input tokens from
+    // message_start, issue 17 item 9); the usage at the end supersedes it.
+    if (first && this.usage !== undefined && this.usage.input.total > 0) yield { type: "usage", usage: promptOnly(this.usage) };
     if (chunk.promptFeedback?.blockReason) this.blockReason = chunk.promptFeedback.blockReason;
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) yield* this.part(part);

@@ -1,5 +1,6 @@
 /** A simulator plan → canonical stream events, paced by the plan's timing (the in-process adapter's stream). */
 import type { StreamEvent } from "../../core/model/events.ts";
+import type { Usage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { streamInterrupted } from "../shared/stream.ts";
 import type { SimPiece, SimPlan } from "./engine.ts";
@@ -8,7 +9,7 @@ import { sleep, yieldIfBusy } from "./sleep.ts";
 type Open = { kind: "reasoning" | "text" | "tool"; id: string } | undefined;
 
 /**
- * Emits start, one event group per piece (waiting `chunkDelayMs` between pieces), then usage and finish.
+ * Emits start, the prompt's usage, one event group per piece (waiting `chunkDelayMs` between pieces), then usage and finish.
  * With `cutAfter` the stream stops after that many pieces with the error an adapter reports for a cut upstream
  * stream. An abort of `call.signal` rejects with its reason between pieces. Pieces are made as they are read.
  */
@@ -22,6 +23,9 @@ export async function* planEvents(plan: SimPlan, call: ProviderCall): AsyncGener
     provider: call.target.providerId,
     created: Math.floor(call.helpers.now() / 1000),
   };
+  // The prompt is counted before the first token, as Anthropic's message_start reports it: a Messages client sees
+  // its input tokens there (issue 17 item 9). The final usage event below supersedes it.
+  yield { type: "usage", usage: usageOf(plan.usage.promptTokens, 0, 0) };
   let open: Open;
   const count = plan.pieceCount;
   for (let i = 0; i < count; i++) {
@@ -42,14 +46,12 @@ export async function* planEvents(plan: SimPlan, call: ProviderCall): AsyncGener
   const closing: StreamEvent[] = [];
   close(open, closing);
   yield* closing;
-  yield {
-    type: "usage",
-    usage: {
-      input: { total: plan.usage.promptTokens, cacheRead: 0, cacheWrite: 0 },
-      output: { total: plan.usage.completionTokens, reasoning: plan.usage.reasoningTokens },
-    },
-  };
+  yield { type: "usage", usage: usageOf(plan.usage.promptTokens, plan.usage.completionTokens, plan.usage.reasoningTokens) };
   yield { type: "finish", finish: { reason: plan.finishReason, raw: plan.finishReason } };
+}
+
+function usageOf(input: number, output: number, reasoning: number): Usage {
+  return { input: { total: input, cacheRead: 0, cacheWrite: 0 }, output: { total: output, reasoning } };
 }
 
 function pieceEvents(piece: SimPiece, open: Open, out: StreamEvent[]): Open {

@@ -44,7 +44,8 @@ export function pictureRequest(request: CanonicalRequest, sim: SimRequest): Imag
 export async function* withPicture(events: AsyncIterable<StreamEvent>, picture: ImageRequest): AsyncGenerator<StreamEvent, void, undefined> {
   let added = false;
   for await (const event of events) {
-    if (!added && (event.type === "usage" || event.type === "finish")) {
+    // After the content: before the final usage (not the prompt count reported up front) or the finish.
+    if (!added && ((event.type === "usage" && event.usage.output.total > 0) || event.type === "finish")) {
       added = true;
       yield { type: "image", id: "image_0", url: dataUrl("image/png", drawPicture(picture)), mediaType: "image/png" };
     }

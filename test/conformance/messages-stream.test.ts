@@ -68,6 +68,22 @@ describe("event sequence (every adapter)", () => {
       }
     });
 
+    // Issue 17 item 9: clients such as LangChain's ChatAnthropic read input tokens only from message_start.
+    const early = adapter === "anthropic" || adapter === "gemini";
+    test(`${adapter}: message_start carries the prompt tokens ${early ? "the upstream reported before the first token" : "as 0 (this upstream counts them at the end)"}`, async () => {
+      c.fake.enqueue(replyOf(adapter, "text", true));
+      const seen = await send(c.gw, "messages", { model: MODEL[adapter], turns: [{ role: "user", text: QUESTION }], stream: true });
+      const data = seen.frames.map(frameJson).filter((d): d is Json => d !== undefined);
+      const start = (data.find((d) => d.type === "message_start")?.message as Json).usage as Json;
+      const final = data.find((d) => d.type === "message_delta")?.usage as Json;
+      const usage = fixture(adapter, "text").expect.usage!;
+      expect(final.input_tokens).toBe(usage.input - usage.cacheRead - usage.cacheWrite);
+      expect(start.input_tokens).toBe(early ? final.input_tokens : 0);
+      expect(start.cache_read_input_tokens).toBe(early ? usage.cacheRead : 0);
+      // Anthropic's own message_start says output_tokens 1; passed on as it came.
+      expect(start.output_tokens).toBe(adapter === "anthropic" ? 1 : 0);
+    });
+
     test(`${adapter}: thinking then tool use — thinking, signature and input_json deltas in their own blocks`, async () => {
       c.fake.enqueue(replyOf(adapter, "thinking", true));
       const seen = await send(c.gw, "messages", { model: MODEL[adapter], turns: [{ role: "user", text: WEATHER_QUESTION }], tools: [WEATHER_TOOL], stream: true });

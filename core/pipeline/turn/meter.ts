@@ -5,7 +5,7 @@
  *
  * A stream stopped before the upstream reported its usage (the client left, or never read and was timed out;
  * upstreams report usage last) produced output all the same, and was billed for it upstream: its usage is then
- * estimated — the prompt at about four bytes per token, the output seen at about four characters per token,
+ * estimated — the prompt at about four bytes per token (or as the upstream counted it before the first token), the output seen at about four characters per token,
  * never above `max_tokens` — rather than recorded as zero.
  */
 import { costOf } from "../../accounting/pricing.ts";
@@ -121,7 +121,9 @@ class StreamMeter implements StreamObserver {
 
   end(): void {
     const spend = this.ctx.spend;
-    const usage = withImageCount(this.reported ? this.usage : this.estimate(), this.images);
+    // A usage reported early (the prompt only, before the first token) and no final one: the output is estimated.
+    const final = this.reported && (this.usage.output.total > 0 || this.outputChars === 0);
+    const usage = withImageCount(final ? this.usage : this.estimate(), this.images);
     const cost = priceFor(this.endpoint, usage, this.finish ?? "error");
     spend.addTurn(usage, cost);
     this.ctx.deps.observer?.turn(this.ctx, this.endpoint, usage, cost, this.finish ?? "error");
@@ -135,8 +137,8 @@ class StreamMeter implements StreamObserver {
     if (this.outputChars === 0) return this.usage;
     const cap = this.request.maxTokens ?? Number.POSITIVE_INFINITY;
     const output = Math.min(cap, Math.ceil(this.outputChars / CHARS_PER_TOKEN));
-    const input = promptTokenEstimate(promptSize(this.request));
-    return { input: { total: input, cacheRead: 0, cacheWrite: 0 }, output: { total: output, reasoning: 0 } };
+    const input = this.reported ? this.usage.input : { total: promptTokenEstimate(promptSize(this.request)), cacheRead: 0, cacheWrite: 0 };
+    return { input, output: { total: output, reasoning: 0 } };
   }
 
   private failWith(status: number, type: string): void {

@@ -381,6 +381,20 @@ describe("streamed", () => {
     expect(fourth.calls).toHaveLength(0);
   });
 
+  test("a prompt count reported before the first token is not output: an error after it still falls back (issue 17 item 9)", async () => {
+    const early: StreamEvent[] = [
+      { type: "start", id: "u", model: "m", provider: "p1", created: 1 },
+      { type: "usage", usage: usageOf(12, 0) },
+      { type: "error", error: retryable(502) },
+    ];
+    const served: StreamEvent[] = [{ type: "text-delta", id: "t", delta: "ok" }, { type: "finish", finish: { reason: "stop" } }];
+    const ctx = setup([fakeAdapter({ stream: events(early) }), fakeAdapter({ stream: events(served) })], true);
+    const outcome = await walk(ctx);
+    expect(await eventsOf(outcome)).toEqual(served);
+    expect(ctx.served).toBe(ctx.candidates[1]);
+    expect(ctx.attempts.map((a) => a.status)).toEqual([502, 200]);
+  });
+
   test("no output within first_byte_timeout_ms: a retryable 408, the upstream is aborted, the next endpoint serves", async () => {
     const calls: AbortSignal[] = [];
     const hung = fakeAdapter({

@@ -107,6 +107,26 @@ describe("meterStream", () => {
     expect(ended).toBe(1);
   });
 
+  test("a client gone after a prompt-only usage (reported before the first token): the output seen is estimated", async () => {
+    const ctx = streamContext();
+    const outcome = metered(
+      ctx,
+      replay<StreamEvent>([
+        { type: "usage", usage: usageOf(40, 0) },
+        { type: "text-delta", id: "t", delta: "abcdefgh" },
+        { type: "text-delta", id: "t", delta: "never read" },
+        { type: "usage", usage: usageOf(40, 9) },
+        { type: "finish", finish: { reason: "stop" } },
+      ]),
+    );
+    const iterator = outcome.events[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.next();
+    await iterator.return?.();
+    // The upstream's own prompt count is kept; the 8 characters seen are about 2 tokens.
+    expect([ctx.spend.usage.input.total, ctx.spend.usage.output.total, ctx.spend.finish]).toEqual([40, 2, "aborted"]);
+  });
+
   test("an in-band error event records the turn's status and error type; no output, no charge", async () => {
     const ctx = streamContext();
     const outcome = metered(

@@ -76,7 +76,7 @@ describe("gemini adapter over a loopback upstream", () => {
     const { c } = call(true);
     const list = await drain(await gemini.stream(c));
     expect((received[0] as Received).url).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
-    expect(list.map((e) => e.type)).toEqual(["start", "reasoning-start", "reasoning-delta", "reasoning-end", "text-start", "text-delta", "text-delta", "text-end", "usage", "finish"]);
+    expect(list.map((e) => e.type)).toEqual(["start", "usage", "reasoning-start", "reasoning-delta", "reasoning-end", "text-start", "text-delta", "text-delta", "text-end", "usage", "finish"]);
   });
 
   test("a 429 is thrown before any stream is returned, with Retry-After", async () => {

@@ -43,6 +43,7 @@ describe("simulator adapter (in-process)", () => {
     const events = await drain(await simulator.stream(callFor(request())));
     expect(events.map((e) => e.type)).toEqual([
       "start",
+      "usage", // the prompt's tokens, known before the first one (issue 17 item 9)
       "reasoning-start",
       "reasoning-delta",
       "reasoning-end",
@@ -73,7 +74,7 @@ describe("simulator adapter (in-process)", () => {
 
   test("cut: the stream ends with an in-band error; generate throws it", async () => {
     const events = await drain(await simulator.stream(callFor(ask("[sim cut=2 tokens=8]"))));
-    expect(events.map((e) => e.type)).toEqual(["start", "text-start", "text-delta", "text-delta", "error"]);
+    expect(events.map((e) => e.type)).toEqual(["start", "usage", "text-start", "text-delta", "text-delta", "error"]);
     const error = await simulator.generate(callFor(ask("[sim cut=2]"))).catch((e: unknown) => e);
     expect(isGatewayError(error) && error.type).toBe("provider_unavailable");
   });
