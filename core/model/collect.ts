@@ -128,6 +128,7 @@ export class ResponseBuilder {
         return;
       }
       case "debug":
+      case "server-tool-progress":
         return;
     }
   }

@@ -24,6 +24,12 @@ export type StreamEvent =
   | { type: "image"; id: string; url: string; mediaType?: string }
   /** The gateway starts running a server tool the model called (a Responses `output_item.added` in_progress). */
   | { type: "server-tool-start"; id: string; callId: string; name: string; arguments: string }
+  /**
+   * Live progress of a running server tool, between its start and end (fusion's panel phases). Responses shows it as
+   * `response.<event>` with the item's `item_id` and `output_index` and `data`'s fields; the other formats, whose
+   * wire has no such frames, show the tool's start and end only.
+   */
+  | { type: "server-tool-progress"; id: string; event: string; data: Record<string, unknown> }
   /** That tool finished: `result` on success, `error` on failure (the model sees `{error}`). */
   | { type: "server-tool-end"; id: string; status: "completed" | "failed" | "incomplete"; result?: unknown; error?: string }
   /** Usage so far (the last one wins); `cost` is attached by the accounting stage before encoders see it. */

@@ -8,7 +8,7 @@
  * Plugins are composed by priority, then id: the first is the outermost layer (its `pre` runs first, and its
  * `around` sees the turn as every later plugin's `around` shaped it).
  */
-import type { EventStream } from "../model/events.ts";
+import type { EventStream, StreamEvent } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
 import type { Outcome } from "../pipeline/outcome.ts";
@@ -51,9 +51,11 @@ export interface PluginContext {
    * Runs `request` to a whole response as a request of its own inside this one (a judge's verdict, a panel's
    * draft): its `service:*` tools run in an agent loop of their own, each of its turns passes the `around` hooks of
    * the plugins after this one, and every turn and tool charge is billed with this request (credit holds included).
-   * Never streamed. Rejects with a GatewayError as a turn does; `options.signal` cuts it short (a time cap).
+   * Rejects with a GatewayError as a turn does; `options.signal` cuts it short (a time cap). With `options.onEvent`
+   * it runs streamed and hands over each canonical event as it arrives (a panel's draft shown live); the promise
+   * still resolves with the whole response.
    */
-  complete(request: CanonicalRequest, options?: { signal?: AbortSignal }): Promise<CanonicalResponse>;
+  complete(request: CanonicalRequest, options?: { signal?: AbortSignal; onEvent?: (event: StreamEvent) => void }): Promise<CanonicalResponse>;
   /**
    * Runs one call of the server tool `type` (`service:web_search`) for this request, exactly as the agent loop
    * would: the request-side `parameters` checked (a 400 naming the field), the operator's settings, the network

@@ -98,6 +98,12 @@ export class ResponsesStreamWriter {
       case "server-tool-start":
         if (created?.type === "server-tool") this.openItem(event.id, "server-tool", created);
         break;
+      case "server-tool-progress": {
+        // The tool's own phase events (fusion's `response.fusion_call.*`), on its item while it runs.
+        const slot = this.slots.get(event.id);
+        if (slot?.item.kind === "server-tool") this.emit({ ...event.data, type: `response.${event.event}`, item_id: slot.item.id, output_index: slot.item.outputIndex });
+        break;
+      }
       case "server-tool-end":
         this.closeSlot(event.id);
         break;

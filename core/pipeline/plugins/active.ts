@@ -134,7 +134,7 @@ function pluginContext(ctx: RequestContext, plugin: RegisteredPlugin, scope: Plu
     report: (entry) => void ctx.pipeline.push({ ...entry, type: "plugin", name: plugin.id }),
     charge: (amount, description) => chargeRequest(ctx, { plugin: plugin.id }, amount, description),
     route: async (routed) => decisionOf(await routeTurn(ctx, routed), ctx.deps.routing),
-    complete: (sub, options) => completeWithin(ctx, plugin, sub, options?.signal),
+    complete: (sub, options) => completeWithin(ctx, plugin, sub, options),
     runTool: (type, args, parameters) => runToolWithin(ctx, type, args, parameters),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { errors } from "../../errors.ts";
 import { collect } from "../../model/collect.ts";
+import type { EventStream, StreamEvent } from "../../model/events.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
 import type { RegisteredPlugin } from "../../registry/define.ts";
@@ -15,14 +16,22 @@ import { ToolRunner } from "../agent/tool-runner.ts";
 import type { RequestContext } from "../context.ts";
 import { agentLoopStage } from "../stages/agent-loop.ts";
 
-/** Runs `request` to a whole response; its turns pass the `around` hooks of the plugins after `plugin` only. */
-export async function completeWithin(ctx: RequestContext, plugin: RegisteredPlugin, request: CanonicalRequest, signal?: AbortSignal): Promise<CanonicalResponse> {
+/**
+ * Runs `request` to a whole response; its turns pass the `around` hooks of the plugins after `plugin` only. With
+ * `onEvent` it runs streamed, each event handed over as it arrives (and folded into the response as collect does).
+ */
+export async function completeWithin(
+  ctx: RequestContext,
+  plugin: RegisteredPlugin,
+  request: CanonicalRequest,
+  { signal, onEvent }: { signal?: AbortSignal | undefined; onEvent?: ((event: StreamEvent) => void) | undefined } = {},
+): Promise<CanonicalResponse> {
   const after = ctx.plugins.findIndex((active) => active.plugin === plugin) + 1;
   // A context of its own (a shallow copy): what routing and the loop write (candidates, route, served endpoint,
   // containers) stays the sub-request's, while spend, credit, attempts, pipeline and log are the request's objects.
   const nested: RequestContext = {
     ...ctx,
-    request: { ...request, stream: false },
+    request: { ...request, stream: onEvent !== undefined },
     plugins: ctx.plugins.slice(after),
     signal: signal ? AbortSignal.any([ctx.signal, signal]) : ctx.signal,
   };
@@ -30,7 +39,15 @@ export async function completeWithin(ctx: RequestContext, plugin: RegisteredPlug
   // be dearer, so its turns never count as that first one: each holds its own worst case (stages/limits.ts).
   if (ctx.spend.turns === 0) ctx.spend.turns = 1;
   const outcome = await agentLoopStage.run(nested, () => Promise.reject(new Error("the agent loop is the innermost stage")));
-  return outcome.kind === "response" ? outcome.response : collect(outcome.events);
+  if (outcome.kind === "response") return outcome.response;
+  return collect(onEvent ? observed(outcome.events, onEvent) : outcome.events);
+}
+
+async function* observed(events: EventStream, onEvent: (event: StreamEvent) => void): EventStream {
+  for await (const event of events) {
+    onEvent(event);
+    yield event;
+  }
 }
 
 /** Runs one call of server tool `type` as the agent loop would; resolves with its result, rejects with its error. */
