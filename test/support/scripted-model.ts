@@ -9,7 +9,8 @@ export const PROMPT_TOKENS = 100;
 export const COMPLETION_TOKENS = 20;
 
 export type ScriptedReply =
-  | { text: string; finish?: string }
+  /** `reasoning`: thinking text sent before the answer (`reasoning` on the message or in stream deltas). */
+  | { text: string; finish?: string; reasoning?: string }
   | { calls: Array<{ name: string; args?: Record<string, unknown>; id?: string }>; text?: string; finish?: string }
   | { status: number; message: string };
 
@@ -58,6 +59,10 @@ function callsOf(reply: Answer, index: number) {
   return reply.calls.map((call, i) => ({ id: call.id ?? `call_${index}_${i}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } }));
 }
 
+function reasoningOf(reply: Answer): string | undefined {
+  return "reasoning" in reply ? reply.reasoning : undefined;
+}
+
 function finishOf(reply: Answer): string {
   return reply.finish ?? ("calls" in reply ? "tool_calls" : "stop");
 }
@@ -71,7 +76,7 @@ function completion(reply: Answer, index: number): Record<string, unknown> {
     object: "chat.completion",
     created: 1754042400,
     model: "scripted",
-    choices: [{ index: 0, finish_reason: finishOf(reply), message: { role: "assistant", content: reply.text ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) } }],
+    choices: [{ index: 0, finish_reason: finishOf(reply), message: { role: "assistant", content: reply.text ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}), ...(reasoningOf(reply) ? { reasoning: reasoningOf(reply) } : {}) } }],
     usage,
   };
 }
@@ -80,6 +85,8 @@ function sse(reply: Answer, index: number): Response {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id: `chatcmpl-${index}`, object: "chat.completion.chunk", created: 1754042400, model: "scripted", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
   const frames = [chunk({ role: "assistant", content: "" })];
+  const reasoning = reasoningOf(reply);
+  if (reasoning) for (const word of reasoning.split(/(?<= )/)) frames.push(chunk({ reasoning: word }));
   if (reply.text) for (const word of reply.text.split(/(?<= )/)) frames.push(chunk({ content: word }));
   callsOf(reply, index).forEach((call, i) => {
     frames.push(chunk({ tool_calls: [{ index: i, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }));
