@@ -3,7 +3,9 @@ import type { Logger } from "pino";
 import { GatewayError, isGatewayError } from "../errors.ts";
 import { pathOf } from "./url-path.ts";
 import { clip } from "./clip.ts";
-import { envelopeOf, errorResponse } from "./envelope.ts";
+import { errorResponse } from "./envelope.ts";
+import { edgeEnvelope } from "./edge-envelope.ts";
+import { unknownRoute } from "./route-hint.ts";
 
 interface ValueErrorLike {
   path?: string;
@@ -39,7 +41,7 @@ export function edgeError(code: string | number, error: unknown, request: Reques
   if (edge.status >= 500 && (edge.type === "server" || edge.type === "unmapped")) {
     logger?.error({ err: edge.cause ?? edge, id: generationId, method: request.method, path: clip(pathOf(request.url)) }, "request failed");
   }
-  return render(edge, generationId);
+  return render(edge, generationId, request);
 }
 
 function toEdgeError(code: string | number, error: unknown, request: Request, routes: RouteTable): GatewayError {
@@ -62,7 +64,7 @@ function toEdgeError(code: string | number, error: unknown, request: Request, ro
           metadata: { allow: [...allowed] },
         });
       }
-      return new GatewayError("not_found", `No route for ${request.method} ${path}`);
+      return unknownRoute(request, path, routes);
     }
     default:
       return new GatewayError("server", "Internal server error", { cause: error });
@@ -93,11 +95,11 @@ function matchMethods(routes: RouteTable, path: string): Set<string> | undefined
   return undefined;
 }
 
-function render(error: GatewayError, generationId: string): Response {
+function render(error: GatewayError, generationId: string, request: Request): Response {
   const headers: Record<string, string> = { "x-generation-id": generationId };
   if (error.status === 405) headers.allow = [...((error.metadata?.allow as string[]) ?? [])].join(", ");
   // A body we stopped reading (too slow, too big, too deep) leaves the rest of it on the connection: close it rather
   // than let the client go on holding it.
   if (error.status === 408 || error.status === 413 || error.metadata?.max_depth !== undefined) headers.connection = "close";
-  return errorResponse(error, envelopeOf(error), headers);
+  return errorResponse(error, edgeEnvelope(request, error), headers);
 }

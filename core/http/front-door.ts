@@ -14,6 +14,7 @@ import { logEdgeAnswer } from "../pipeline/request-log.ts";
 import { pathOf } from "./url-path.ts";
 import { clip } from "./clip.ts";
 import { envelopeOf, errorResponse } from "./envelope.ts";
+import { edgeEnvelope } from "./edge-envelope.ts";
 import { hostError } from "./host.ts";
 
 /** What the server hands requests to: a gateway, or (server.ts, while start-up waits for a store) a stand-in. */
@@ -37,18 +38,21 @@ const fallbackIds: IdGenerator = { id: (prefix) => prefix + Bun.randomUUIDv7().r
 
 /** The server's `fetch` and `error` handlers for `front`; `front.app` is read per request, so it may be swapped. */
 export function frontDoor(front: Front): { fetch(request: Request): Promise<Response>; error(error: Error): Response } {
-  const reply = (error: GatewayError) => errorResponse(error, envelopeOf(error), { "x-generation-id": (front.deps?.ids ?? fallbackIds).id("gen-") });
+  const reply = (error: GatewayError, request: Request | undefined) => {
+    const envelope = request ? edgeEnvelope(request, error) : envelopeOf(error);
+    return errorResponse(error, envelope, { "x-generation-id": (front.deps?.ids ?? fallbackIds).id("gen-") });
+  };
   const failed = (thrown: unknown, request: Request | undefined) => {
     const where = request ? { method: request.method, path: clip(pathOf(request.url)) } : {};
     front.deps?.logger.error({ err: thrown, ...where }, "request failed");
-    return reply(new GatewayError("server", "Internal server error", { cause: thrown }));
+    return reply(new GatewayError("server", "Internal server error", { cause: thrown }), request);
   };
   return {
     async fetch(request) {
       const startedAt = Date.now();
       const refused = hostError(request);
       let response: Response;
-      if (refused) response = reply(refused);
+      if (refused) response = reply(refused, request);
       else {
         try {
           response = await front.app.handle(request);

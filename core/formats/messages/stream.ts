@@ -10,6 +10,7 @@
  * order. One call at a time (the usual case) is shown at its start.
  */
 import { toGatewayError } from "../../errors.ts";
+import { envelopeOf } from "../../http/envelope.ts";
 import type { EventStream, StreamEvent } from "../../model/events.ts";
 import type { ReasoningPart, ServerToolPart } from "../../model/parts.ts";
 import type { AlignmentReport, Finish } from "../../model/response.ts";
@@ -195,12 +196,16 @@ class MessagesStreamState {
     yield* this.close(part.id);
   }
 
-  /** The in-band terminal error (reference b10: `{type: error, error: {type, message, error_type}}`). */
+  /**
+   * The in-band terminal error (reference b10: `{type: error, error: {type, message, error_type}}`), with the
+   * envelope's `code` and `metadata` too, as a non-streamed error on `/messages` has them (issue 17 item 10).
+   */
   error(thrown: unknown): string {
     const error = toGatewayError(thrown);
     const internal = error.status >= 500 && (error.type === "server" || error.type === "unmapped");
+    const { code, metadata } = envelopeOf(error).error;
     const data: Record<string, unknown> = {
-      error: { type: anthropicErrorType(error.type), message: internal ? "Internal server error" : error.message, error_type: error.type },
+      error: { type: anthropicErrorType(error.type), code, message: internal ? "Internal server error" : error.message, metadata, error_type: error.type },
     };
     if (this.ctx.serviceMetadata && !internal) data.service_metadata = this.ctx.serviceMetadata();
     return messagesFrame("error", data);

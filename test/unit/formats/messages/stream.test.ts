@@ -89,7 +89,7 @@ describe("messages stream: frames", () => {
     const parsed = (await frames(events)).map(parseFrame);
     const last = parsed.at(-1);
     expect(last?.event).toBe("error");
-    expect(last?.data).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded", error_type: "provider_overloaded" } });
+    expect(last?.data).toEqual({ type: "error", error: { type: "overloaded_error", code: 529, message: "Overloaded", metadata: { error_type: "provider_overloaded" }, error_type: "provider_overloaded" } });
     expect(parsed.some((f) => f.event === "message_stop")).toBe(false);
     expect(parsed.map((f) => f.event)).toEqual(["message_start", "content_block_start", "content_block_delta", "error"]);
   });
@@ -101,7 +101,7 @@ describe("messages stream: frames", () => {
     }
     const out: string[] = [];
     for await (const frame of messagesFormat.stream(broken(), encodeContext({ serviceMetadata: () => ({ a: 1 }) }))) out.push(frame);
-    expect(parseFrame(out.at(-1) as string).data).toEqual({ type: "error", error: { type: "api_error", message: "Internal server error", error_type: "server" } });
+    expect(parseFrame(out.at(-1) as string).data).toEqual({ type: "error", error: { type: "api_error", code: 500, message: "Internal server error", metadata: { error_type: "server" }, error_type: "server" } });
   });
 
   test("ping frame is Anthropic's keep-alive, and the format's keep-alive frame", () => {

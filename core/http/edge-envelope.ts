@@ -1,0 +1,22 @@
+/**
+ * The envelope of an error the edge answers before any format is known (a 401, a 404 route, a body it refused):
+ * Anthropic's shape as well (`type: "error"`, `error.type`) when the client is an Anthropic one — it called a
+ * Messages path, or sent `anthropic-version` as every Anthropic SDK and Claude Code do — so that client reads the
+ * error as it reads the errors of `/messages` itself (issue 17 item 10).
+ */
+import { toGatewayError } from "../errors.ts";
+import { messagesErrorEnvelope } from "../formats/messages/error-envelope.ts";
+import { envelopeOf, type ErrorEnvelope } from "./envelope.ts";
+import { pathOf } from "./url-path.ts";
+
+const MESSAGES_PATH = /\/messages(?:\/count_tokens)?\/*$/;
+
+export function anthropicClient(request: Request): boolean {
+  return request.headers.has("anthropic-version") || MESSAGES_PATH.test(pathOf(request.url));
+}
+
+export function edgeEnvelope(request: Request, thrown: unknown): ErrorEnvelope {
+  const error = toGatewayError(thrown);
+  const envelope = envelopeOf(error);
+  return anthropicClient(request) ? messagesErrorEnvelope(envelope, error) : envelope;
+}

@@ -1,0 +1,61 @@
+/**
+ * The 404 of a path that ends with one of our routes under another prefix (issue 17 item 13): almost always a client
+ * whose base URL is one segment too deep or too shallow — an Anthropic client given `…/api/v1` calls
+ * `/api/v1/v1/messages`, an OpenAI client given `…/api/v1/v1` calls `/api/v1/v1/chat/completions`. Claude Code
+ * reports a bare 404 as a model problem; this one names the base URL to set instead.
+ */
+import { API_PREFIX } from "../app.ts";
+import { GatewayError } from "../errors.ts";
+import { anthropicClient } from "./edge-envelope.ts";
+import { clip } from "./clip.ts";
+
+/** One route as a path suffix: what follows the API prefix, its parameters matching any one segment. */
+interface Suffix {
+  readonly pattern: RegExp;
+}
+
+/** Anthropic SDKs append `/v1/messages` to their base URL, OpenAI-style ones `/chat/completions`. */
+const ANTHROPIC_VERSION_SEGMENT = "/v1";
+
+const suffixesOf = new WeakMap<ReadonlyMap<string, unknown>, readonly Suffix[]>();
+
+/** Routes under the API prefix as suffix patterns, longest first (built once per route table, on the first 404). */
+function suffixes(routes: ReadonlyMap<string, unknown>): readonly Suffix[] {
+  let found = suffixesOf.get(routes);
+  if (found) return found;
+  const tails = [...routes.keys()]
+    .filter((path) => path.startsWith(`${API_PREFIX}/`) && !path.includes("*"))
+    .map((path) => path.slice(API_PREFIX.length))
+    .sort((a, b) => b.length - a.length);
+  found = tails.map((tail) => {
+    const body = tail
+      .split("/")
+      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
+    return { pattern: new RegExp(`${body}$`) };
+  });
+  suffixesOf.set(routes, found);
+  return found;
+}
+
+/** The origin the client reached us at, as it wrote it (clipped: the Host header is the client's). */
+function originOf(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = scheme === -1 ? -1 : url.indexOf("/", scheme + 3);
+  return clip(start === -1 ? url : url.slice(0, start));
+}
+
+/**
+ * The 404 for `path` (no route matched it): with the base URL to use when the path ends with a known route,
+ * otherwise the plain "No route" one.
+ */
+export function unknownRoute(request: Request, path: string, routes: ReadonlyMap<string, unknown>): GatewayError {
+  const plain = `No route for ${request.method} ${clip(path)}`;
+  const match = suffixes(routes).find((suffix) => suffix.pattern.test(path));
+  if (!match) return new GatewayError("not_found", plain);
+  const anthropic = anthropicClient(request) && API_PREFIX.endsWith(ANTHROPIC_VERSION_SEGMENT);
+  const basePath = anthropic ? API_PREFIX.slice(0, -ANTHROPIC_VERSION_SEGMENT.length) : API_PREFIX;
+  const baseUrl = originOf(request.url) + basePath;
+  const twice = path.includes("/v1/v1/") ? " (this path has /v1 twice)" : "";
+  return new GatewayError("not_found", `${plain}; set the client's base URL to ${baseUrl}${twice}`, { metadata: { base_url: baseUrl } });
+}
