@@ -5,7 +5,8 @@ import { createAuthenticator } from "./auth/authenticate.ts";
 import type { Deps } from "./deps.ts";
 import { errors, toGatewayError } from "./errors.ts";
 import { formatRoutes } from "./formats/index.ts";
-import { envelopeOf, errorResponse } from "./http/envelope.ts";
+import { errorResponse } from "./http/envelope.ts";
+import { edgeEnvelope } from "./http/edge-envelope.ts";
 import { hasCredential, oncePerRequest, UNREAD_BODY } from "./http/auth-first.ts";
 import { payloadTooLarge } from "./http/body-limit.ts";
 import { readJsonBody } from "./http/body-read.ts";
@@ -15,6 +16,7 @@ import { accountRoutes } from "./api/account.ts";
 import { catalogRoutes } from "./api/catalog.ts";
 import { healthRoutes } from "./api/health.ts";
 import { inferenceRoute } from "./api/inference.ts";
+import { countTokensRoute } from "./api/count-tokens.ts";
 import { batchRoutes } from "./api/batches.ts";
 import { containerRoutes } from "./api/containers.ts";
 import { keyRoutes } from "./api/keys.ts";
@@ -51,6 +53,7 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
     .use(generationLogRoutes(deps, auth));
   // Elysia instances are mutable: `use` registers the routes on `api` itself.
   for (const route of formatRoutes) api.use(inferenceRoute(deps, auth, route.path, route.format, route.summary));
+  api.use(countTokensRoute(deps, auth));
 
   // `standardHostname: false`: Elysia finds the path as the first "/" after index 11 of the URL, assuming a Host of
   // at least four characters; with `Host: x` the path of `http://x/api/v1/health` became `/v1/health` (issue 16
@@ -62,13 +65,13 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
       // so a path with one names nothing: 404 here, for every route at once.
       if (nulInPath(request.url)) {
         const error = errors.notFound("Not found");
-        return errorResponse(error, envelopeOf(error), { "x-generation-id": deps.ids.id("gen-") });
+        return errorResponse(error, edgeEnvelope(request, error), { "x-generation-id": deps.ids.id("gen-") });
       }
       // Reject oversized bodies from the declared length before reading them; undeclared ones: onParse below.
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > limit) {
         const error = payloadTooLarge(limit);
-        return errorResponse(error, envelopeOf(error), { "x-generation-id": deps.ids.id("gen-") });
+        return errorResponse(error, edgeEnvelope(request, error), { "x-generation-id": deps.ids.id("gen-") });
       }
     })
     // Every body is read here, with its bounds of size, time and nesting (core/http/body-read.ts) — and only once the
