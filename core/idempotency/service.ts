@@ -73,7 +73,7 @@ export class IdempotencyService {
         if (reply) return reply();
         continue; // the first attempt failed and released the key: this retry runs it
       }
-      const stored = await this.deps.store.idempotency.get(id, this.deps.clock.now());
+      const stored = await this.stored(id);
       if (stored) {
         if (stored.bodyDigest !== call.bodyDigest) throw mismatch();
         return replayed(stored.status, stored.headers, stored.body);
@@ -133,6 +133,20 @@ export class IdempotencyService {
       .finally(release);
     settle(() => new Response(recording.reader(), { status, headers: { ...headers, [REPLAYED_HEADER]: "true" } }));
     return new Response(recording.reader(), { status, headers: response.headers });
+  }
+
+  /**
+   * The finished reply, if any. A store that cannot be reached does not fail the request (inference goes on through
+   * store outages): the kv claim still makes concurrent duplicates join, but a retry of a reply finished earlier may
+   * run again until the store is back (logged).
+   */
+  private async stored(id: string): Promise<IdempotentReply | undefined> {
+    try {
+      return await this.deps.store.idempotency.get(id, this.deps.clock.now());
+    } catch (err) {
+      this.deps.logger.warn({ err }, "idempotency: stored replies unreadable; the request runs without them");
+      return undefined;
+    }
   }
 
   /** Stores a finished reply; a store that fails only costs the replay (logged), never the reply itself. */

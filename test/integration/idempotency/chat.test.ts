@@ -164,7 +164,34 @@ describe("streams", () => {
   });
 });
 
+describe("a streaming first client that disconnects", () => {
+  test("does not stop the stream: the retry gets all of it, from one upstream call", async () => {
+    upstream.chunkDelayMs = 60;
+    const key = freshKey();
+    const gone = new AbortController();
+    const first = await gw.request("/chat/completions", { method: "POST", json: { ...body(), stream: true }, headers: { "idempotency-key": key }, signal: gone.signal });
+    await first.body!.getReader().read();
+    gone.abort();
+    const retry = await post(key, { ...body(), stream: true });
+    const text = await retry.text();
+    expect(text).toContain("five");
+    expect(text).toContain("[DONE]");
+    expect(upstream.bodies).toHaveLength(1);
+  });
+});
+
 describe("failures are not kept", () => {
+  test("a stream that broke off midway is not kept: the retry runs again", async () => {
+    upstream.brokenStreams = 1;
+    const key = freshKey();
+    const broken = await (await post(key, { ...body(), stream: true })).text();
+    expect(broken).not.toContain("five");
+    const retried = await post(key, { ...body(), stream: true });
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect(await retried.text()).toContain("five");
+    expect(upstream.bodies).toHaveLength(2);
+  });
+
   test("an upstream failure releases the key: the retry runs again and succeeds", async () => {
     upstream.failures = 1;
     const key = freshKey();

@@ -1,7 +1,8 @@
 /**
  * A loopback OpenAI chat-completions upstream for the idempotency tests: it counts the requests it received (the
  * proof that a retry triggered no upstream call), answers after `delayMs`, streams its words `chunkDelayMs` apart
- * (so a retry can join a stream midway), and fails the next `failures` requests with a 500.
+ * (so a retry can join a stream midway), fails the next `failures` requests with a 500, and breaks the next
+ * `brokenStreams` streams off after their second frame (the connection drops mid-stream).
  */
 export const PROMPT_TOKENS = 12;
 export const COMPLETION_TOKENS = 5;
@@ -14,6 +15,7 @@ export interface CountingUpstream {
   delayMs: number;
   chunkDelayMs: number;
   failures: number;
+  brokenStreams: number;
   reset(): void;
   stop(): void;
 }
@@ -28,11 +30,13 @@ export function startCountingUpstream(): CountingUpstream {
     delayMs: 0,
     chunkDelayMs: 0,
     failures: 0,
+    brokenStreams: 0,
     reset() {
       this.bodies.length = 0;
       this.delayMs = 0;
       this.chunkDelayMs = 0;
       this.failures = 0;
+      this.brokenStreams = 0;
     },
     stop: () => server.stop(true),
   };
@@ -58,11 +62,15 @@ export function startCountingUpstream(): CountingUpstream {
       const frames = [chunk({ role: "assistant", content: "" }), ...ANSWER.split(/(?<= )/).map((word) => chunk({ content: word })), chunk({}, "stop")];
       frames.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1754042400, model: "m", choices: [], usage })}\n\n`, "data: [DONE]\n\n");
       const pace = upstream.chunkDelayMs;
+      const breaks = upstream.brokenStreams > 0;
+      if (breaks) upstream.brokenStreams--;
+      let sent = 0;
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
           const frame = frames.shift();
           if (frame === undefined) return controller.close();
           if (pace > 0) await Bun.sleep(pace);
+          if (breaks && sent++ === 2) return controller.error(new Error("connection dropped"));
           controller.enqueue(encoder.encode(frame));
         },
       });
