@@ -6,7 +6,7 @@
 import { DirectiveError, parseDirective, type Directive } from "./directive.ts";
 import { fnv1a, hex8 } from "./hash.ts";
 import { SIMULATOR_DEFAULTS, type SimulatorOptions } from "./options.ts";
-import { argumentsFromSchema } from "./schema-args.ts";
+import { argumentsFromSchema, valueFromSchema, type Json } from "./schema-args.ts";
 import { countPromptTokens, countTokens, words } from "./tokenizer.ts";
 
 /** A message reduced to its role and the strings it carries (see tokenizer.ts for what counts). */
@@ -24,12 +24,16 @@ export interface SimTool {
 /** Tool choice: `{name}` forces that tool. */
 export type SimToolChoice = "auto" | "none" | "required" | { name: string };
 
+/** A structured reply asked for: JSON matching a schema (`json_schema`), or any JSON object (`json_object`). */
+export type SimOutput = { type: "json_schema"; schema: Record<string, unknown> } | { type: "json_object" };
+
 /** The request as the engine sees it. */
 export interface SimRequest {
   messages: SimMessage[];
   tools: SimTool[];
   toolChoice?: SimToolChoice;
   maxTokens?: number;
+  output?: SimOutput;
 }
 
 /** One stream chunk's worth of output. */
@@ -69,9 +73,10 @@ export class SimPlan {
 
   /** Stream chunks: reasoning first, then the tool call or the reply. */
   get pieceCount(): number {
-    const { reasoning, reply, perChunk, toolArgs } = this.layout;
+    const { reasoning, reply, perChunk, toolArgs, replyJson } = this.layout;
     const head = Math.ceil(reasoning.count / perChunk);
     if (this.toolCall) return head + 1 + Math.ceil(toolArgs.length / TOOL_ARGS_PIECE);
+    if (replyJson !== undefined) return head + Math.ceil(replyJson.length / TOOL_ARGS_PIECE);
     return head + Math.ceil(reply.count / perChunk);
   }
 
@@ -86,6 +91,11 @@ export class SimPlan {
       const at = (rest - 1) * TOOL_ARGS_PIECE;
       return at < toolArgs.length ? { kind: "tool-args", text: toolArgs.slice(at, at + TOOL_ARGS_PIECE) } : undefined;
     }
+    const json = this.layout.replyJson;
+    if (json !== undefined) {
+      const at = rest * TOOL_ARGS_PIECE;
+      return at < json.length ? { kind: "text", text: json.slice(at, at + TOOL_ARGS_PIECE) } : undefined;
+    }
     return rest * perChunk < reply.count ? { kind: "text", text: chunkText(reply, rest, perChunk) } : undefined;
   }
 
@@ -97,7 +107,7 @@ export class SimPlan {
 
   /** The reply text (empty for a tool call). */
   get text(): string {
-    return this.toolCall ? "" : wordsOf(this.layout.reply).join(" ");
+    return this.toolCall ? "" : (this.layout.replyJson ?? wordsOf(this.layout.reply).join(" "));
   }
 
   get reasoning(): string {
@@ -119,6 +129,8 @@ export interface SimLayout {
   perChunk: number;
   /** The tool call's arguments (empty without one). */
   toolArgs: string;
+  /** A structured reply's JSON text, which replaces the words of `reply` (sent in pieces like tool arguments). */
+  replyJson?: string;
 }
 
 function wordAt(run: WordRun, index: number): string {
@@ -190,11 +202,22 @@ export function simulate(request: SimRequest, options: SimulatorOptions = {}): S
     plan.toolCall = toolCall;
     return plan;
   }
+  if (request.output !== undefined) {
+    // A structured reply is the whole JSON or, when reasoning used up the budget, nothing: never a cut document.
+    const replyJson = reasoningCut ? "" : JSON.stringify(structuredReply(request.output));
+    const usage = { promptTokens, completionTokens: reasoning.count + countTokens(replyJson), reasoningTokens: reasoning.count };
+    return new SimPlan(id, timing, reasoningCut ? "length" : "stop", usage, { reasoning, reply: NO_WORDS, perChunk, toolArgs: "", replyJson });
+  }
   const wanted = replyWords(request.messages, seed, directive.tokens ?? options.output_tokens ?? SIMULATOR_DEFAULTS.output_tokens);
   const reply: WordRun = { ...wanted, count: Math.max(0, Math.min(wanted.count, budget)) };
   const finishReason = reasoningCut || reply.count < wanted.count ? "length" : "stop";
   const usage = { promptTokens, completionTokens: reasoning.count + reply.count, reasoningTokens: reasoning.count };
   return new SimPlan(id, timing, finishReason, usage, { reasoning, reply, perChunk, toolArgs: "" });
+}
+
+/** JSON built from the schema, as tool arguments are; `json_object` gets a small object of its own. */
+function structuredReply(output: SimOutput): Json {
+  return output.type === "json_schema" ? valueFromSchema(output.schema) : { reply: "simulated" };
 }
 
 const NO_WORDS: WordRun = Object.freeze({ fixed: [], offset: 0, count: 0 });

@@ -4,8 +4,8 @@
  * and the HTTP simulator behind the `openai` adapter report the same prompt tokens for the same request.
  */
 import type { Message, Part } from "../../core/model/parts.ts";
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { SimMessage, SimRequest, SimToolChoice } from "./engine.ts";
+import type { CanonicalRequest, OutputFormat } from "../../core/model/request.ts";
+import type { SimMessage, SimOutput, SimRequest, SimToolChoice } from "./engine.ts";
 
 /** Reduces a canonical request to what the engine needs. */
 export function simRequestFromCanonical(request: CanonicalRequest): SimRequest {
@@ -19,7 +19,16 @@ export function simRequestFromCanonical(request: CanonicalRequest): SimRequest {
   const choice = toolChoice(request);
   if (choice !== undefined) out.toolChoice = choice;
   if (request.maxTokens !== undefined) out.maxTokens = request.maxTokens;
+  const output = simOutput(request.output?.format);
+  if (output !== undefined) out.output = output;
   return out;
+}
+
+/** Chat `response_format`, Responses `text.format` and Messages `output_config.format`, all decoded to one field. */
+function simOutput(format: OutputFormat | undefined): SimOutput | undefined {
+  if (format?.type === "json_schema") return { type: "json_schema", schema: format.schema };
+  if (format?.type === "json_object") return { type: "json_object" };
+  return undefined;
 }
 
 function toolChoice(request: CanonicalRequest): SimToolChoice | undefined {

@@ -1,5 +1,5 @@
 /** Chat-completions request body → simulator request (the HTTP simulator's decoder). */
-import type { SimMessage, SimRequest, SimTool, SimToolChoice } from "./engine.ts";
+import type { SimMessage, SimOutput, SimRequest, SimTool, SimToolChoice } from "./engine.ts";
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
 
@@ -28,7 +28,17 @@ export function simRequestFromChat(body: unknown): SimRequest | string {
   if (choice !== undefined) out.toolChoice = choice;
   const max = b.max_completion_tokens ?? b.max_tokens;
   if (typeof max === "number" && Number.isInteger(max) && max >= 0) out.maxTokens = max;
+  const output = responseFormat(b.response_format);
+  if (output !== undefined) out.output = output;
   return out;
+}
+
+/** `response_format`: json_schema (its `json_schema.schema`) or json_object; text or anything else is plain text. */
+function responseFormat(value: unknown): SimOutput | undefined {
+  const format = record(value);
+  if (format?.type === "json_object") return { type: "json_object" };
+  const schema = record(record(format?.json_schema)?.schema);
+  return format?.type === "json_schema" && schema !== undefined ? { type: "json_schema", schema } : undefined;
 }
 
 function contentTexts(content: unknown): string[] {

@@ -1,51 +1,120 @@
-/** Tool-call arguments generated from a tool's JSON schema, so simulated calls validate against it. */
+/**
+ * JSON values generated from a JSON schema, so simulated tool calls and structured replies (`response_format` /
+ * `text.format` json_schema) validate against it.
+ */
 
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+type Schema = Record<string, unknown>;
+
+/** Deeper than any real schema; a self-referencing `$ref` stops here instead of recursing forever. */
+const MAX_DEPTH = 32;
 
 /**
  * Fills an object schema: the `required` properties, or every property when none is required. Per property:
- * `const` or the first `enum` value when given, else by type: string → "simulated", number/integer → its `default`,
- * else its `minimum` (at least 1), else 1, boolean → true, array → `minItems` items (none by default), object → {},
- * null → null (a type list uses its first non-null type).
+ * `const` or the first `enum` value when given, else by type: string → "simulated" (padded or cut to its length
+ * bounds), number/integer → its `default`, else its `minimum` (at least 1), else 1, never above its `maximum`,
+ * boolean → true, array → `minItems` items (none by default), object → filled the same way, null → null (a type
+ * list uses its first non-null type). `$ref` into the schema's `$defs` / `definitions` is followed; `anyOf` /
+ * `oneOf` take their first non-null branch, `allOf` its branches merged.
  */
-export function argumentsFromSchema(schema: Record<string, unknown> | undefined): Record<string, Json> {
-  const properties = asRecord(schema?.properties);
-  if (properties === undefined) return {};
-  const required = Array.isArray(schema?.required) ? schema.required.filter((k): k is string => typeof k === "string") : [];
-  const keys = required.length > 0 ? required : Object.keys(properties);
-  const out: Record<string, Json> = {};
-  for (const key of keys) out[key] = valueFor(asRecord(properties[key]));
-  return out;
+export function argumentsFromSchema(schema: Schema | undefined): Record<string, Json> {
+  const value = schema === undefined ? {} : valueFor(schema, schema, 0);
+  return isObject(value) ? value : {};
 }
 
-function valueFor(schema: Record<string, unknown> | undefined): Json {
-  if (schema === undefined) return "simulated";
-  if ("const" in schema && isJson(schema.const)) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0 && isJson(schema.enum[0])) return schema.enum[0];
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  const type = types.find((t) => t !== "null") ?? types[0];
+/** A whole JSON value for `schema` (a structured reply may be any JSON, though it is almost always an object). */
+export function valueFromSchema(schema: Schema): Json {
+  return valueFor(schema, schema, 0);
+}
+
+function valueFor(schema: Schema | undefined, root: Schema, depth: number): Json {
+  if (schema === undefined || depth > MAX_DEPTH) return "simulated";
+  const resolved = resolve(schema, root);
+  if ("const" in resolved && isJson(resolved.const)) return resolved.const;
+  if (Array.isArray(resolved.enum) && resolved.enum.length > 0 && isJson(resolved.enum[0])) return resolved.enum[0];
+  const branch = firstBranch(resolved);
+  if (branch !== undefined) return valueFor(branch, root, depth + 1);
+  const types = Array.isArray(resolved.type) ? resolved.type : [resolved.type];
+  const type = types.find((t) => t !== "null") ?? types[0] ?? (asRecord(resolved.properties) ? "object" : undefined);
   switch (type) {
     case "number":
     case "integer":
-      // The schema's own default or lower bound, so a bounded argument (a timeout, a count) stays valid.
-      return typeof schema.default === "number" ? schema.default : typeof schema.minimum === "number" ? Math.max(schema.minimum, 1) : 1;
+      return numberFor(resolved);
     case "boolean":
       return true;
     case "array": {
-      const min = typeof schema.minItems === "number" ? schema.minItems : 0;
-      return Array.from({ length: min }, () => valueFor(asRecord(schema.items)));
+      const min = typeof resolved.minItems === "number" ? resolved.minItems : 0;
+      return Array.from({ length: min }, () => valueFor(asRecord(resolved.items), root, depth + 1));
     }
     case "object":
-      return {};
+      return objectFor(resolved, root, depth);
     case "null":
       return null;
     default:
-      return "simulated";
+      return stringFor(resolved);
   }
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+function objectFor(schema: Schema, root: Schema, depth: number): Record<string, Json> {
+  const properties = asRecord(schema.properties);
+  if (properties === undefined) return {};
+  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : [];
+  const keys = required.length > 0 ? required : Object.keys(properties);
+  const out: Record<string, Json> = {};
+  for (const key of keys) out[key] = valueFor(asRecord(properties[key]), root, depth + 1);
+  return out;
+}
+
+/** The schema's own default or lower bound, so a bounded value (a timeout, a count) stays valid. */
+function numberFor(schema: Schema): number {
+  if (typeof schema.default === "number") return schema.default;
+  let value = typeof schema.minimum === "number" ? Math.max(schema.minimum, 1) : 1;
+  if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) value = Math.floor(schema.exclusiveMinimum) + 1;
+  if (typeof schema.maximum === "number" && value > schema.maximum) value = schema.maximum;
+  return value;
+}
+
+function stringFor(schema: Schema): string {
+  const text = "simulated";
+  if (typeof schema.minLength === "number" && text.length < schema.minLength) return text.padEnd(schema.minLength, "x");
+  if (typeof schema.maxLength === "number" && text.length > schema.maxLength) return text.slice(0, schema.maxLength);
+  return text;
+}
+
+/** `$ref: "#/$defs/Name"` (or `#/definitions/…`, or `#` itself) → the schema it names; the schema itself otherwise. */
+function resolve(schema: Schema, root: Schema): Schema {
+  const ref = schema.$ref;
+  if (typeof ref !== "string" || !ref.startsWith("#")) return schema;
+  let target: unknown = root;
+  for (const key of ref.slice(1).split("/").filter((k) => k !== "")) target = asRecord(target)?.[key.replaceAll("~1", "/").replaceAll("~0", "~")];
+  return asRecord(target) ?? {};
+}
+
+/** The branch a union stands for: `anyOf` / `oneOf`'s first non-null one, `allOf`'s branches merged. */
+function firstBranch(schema: Schema): Schema | undefined {
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const branches = Array.isArray(schema[key]) ? (schema[key] as unknown[]).map(asRecord).filter((b) => b !== undefined) : [];
+    if (branches.length > 0) return branches.find((b) => b.type !== "null") ?? branches[0];
+  }
+  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
+    const merged: Schema = {};
+    for (const branch of schema.allOf.map(asRecord)) {
+      if (branch === undefined) continue;
+      const required = [...(Array.isArray(merged.required) ? merged.required : []), ...(Array.isArray(branch.required) ? branch.required : [])];
+      Object.assign(merged, branch, { properties: { ...asRecord(merged.properties), ...asRecord(branch.properties) }, required });
+    }
+    return merged;
+  }
+  return undefined;
+}
+
+function asRecord(value: unknown): Schema | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Schema) : undefined;
+}
+
+function isObject(value: Json): value is Record<string, Json> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isJson(value: unknown): value is Json {

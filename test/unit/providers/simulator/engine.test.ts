@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseDirective } from "../../../../providers/simulator/directive.ts";
 import { simulate, type SimRequest } from "../../../../providers/simulator/engine.ts";
-import { argumentsFromSchema } from "../../../../providers/simulator/schema-args.ts";
+import { argumentsFromSchema, valueFromSchema } from "../../../../providers/simulator/schema-args.ts";
 import { countPromptTokens, countTokens } from "../../../../providers/simulator/tokenizer.ts";
 
 const user = (text: string): SimRequest => ({ messages: [{ role: "user", texts: [text] }], tools: [] });
@@ -142,5 +142,56 @@ describe("argumentsFromSchema", () => {
     expect(argumentsFromSchema({ type: "object", properties })).toEqual({ s: "simulated", n: 1, i: 1, b: true, a: [], o: {}, nullable: "simulated", k: "fixed" });
     expect(argumentsFromSchema({ type: "object", properties, required: ["b"] })).toEqual({ b: true });
     expect(argumentsFromSchema(undefined)).toEqual({});
+  });
+});
+
+describe("schema values (nested, referenced, unions, bounds)", () => {
+  test("nested objects are filled, $ref into $defs is followed, anyOf takes its first non-null branch", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        person: { $ref: "#/$defs/Person" },
+        tags: { type: "array", items: { type: "string" }, minItems: 2 },
+        note: { anyOf: [{ type: "null" }, { type: "string", maxLength: 4 }] },
+        score: { type: "number", minimum: 0, maximum: 0.5 },
+        code: { type: "string", minLength: 12 },
+      },
+      required: ["person", "tags", "note", "score", "code"],
+      additionalProperties: false,
+      $defs: { Person: { type: "object", properties: { name: { type: "string" }, age: { type: "integer", exclusiveMinimum: 17 } }, required: ["name", "age"] } },
+    };
+    expect(valueFromSchema(schema)).toEqual({ person: { name: "simulated", age: 18 }, tags: ["simulated", "simulated"], note: "simu", score: 0.5, code: "simulatedxxx" });
+  });
+
+  test("allOf merges its branches; a self-reference stops instead of recursing forever", () => {
+    expect(valueFromSchema({ allOf: [{ type: "object", properties: { a: { type: "boolean" } }, required: ["a"] }, { properties: { b: { const: 2 } }, required: ["b"] }] })).toEqual({ a: true, b: 2 });
+    const loop = { type: "object", properties: { next: { $ref: "#" } }, required: ["next"] };
+    expect(JSON.stringify(valueFromSchema(loop)).length).toBeLessThan(1000);
+  });
+});
+
+describe("structured replies (issue 17 item 12)", () => {
+  const schema = { type: "object", properties: { city: { type: "string" }, population: { type: "integer", minimum: 1000 } }, required: ["city", "population"] };
+
+  test("json_schema: the reply is JSON of the schema, in pieces that join to it, counted as output tokens", () => {
+    const request: SimRequest = { ...user("Describe Paris [sim tokens=50]"), output: { type: "json_schema", schema } };
+    const plan = simulate(request);
+    expect(JSON.parse(plan.text)).toEqual({ city: "simulated", population: 1000 });
+    expect(joined(request)).toBe(plan.text);
+    expect(plan.pieces.length).toBeGreaterThan(1);
+    expect(plan.finishReason).toBe("stop");
+    expect(plan.usage.completionTokens).toBe(countTokens(plan.text));
+  });
+
+  test("json_object: a JSON object; a tool call still wins when the model calls a tool", () => {
+    expect(JSON.parse(simulate({ ...user("hi"), output: { type: "json_object" } }).text)).toEqual({ reply: "simulated" });
+    const withTool = simulate({ ...user("hi"), tools: [{ name: "f" }], output: { type: "json_object" } });
+    expect(withTool.toolCall?.name).toBe("f");
+  });
+
+  test("reasoning that uses up max_tokens leaves no half document: empty reply, finish length", () => {
+    const plan = simulate({ ...user("hi [sim reasoning=5]"), maxTokens: 3, output: { type: "json_schema", schema } });
+    expect(plan.text).toBe("");
+    expect(plan.finishReason).toBe("length");
   });
 });

@@ -37,6 +37,21 @@ describe("simulator server", () => {
     });
   });
 
+  test("response_format json_schema / json_object: the content is JSON built from the schema (issue 17 item 12)", async () => {
+    const schema = { type: "object", properties: { city: { type: "string" }, rank: { type: "integer" } }, required: ["city", "rank"] };
+    const reply = async (format: unknown) => {
+      const body = (await (await post({ model: "m", messages: [{ role: "user", content: "hi" }], response_format: format })).json()) as { choices: Array<{ message: { content: string } }> };
+      return JSON.parse(body.choices[0]!.message.content) as unknown;
+    };
+    expect(await reply({ type: "json_schema", json_schema: { name: "x", schema } })).toEqual({ city: "simulated", rank: 1 });
+    expect(await reply({ type: "json_object" })).toEqual({ reply: "simulated" });
+    const streamed = (await chunks({ messages: [{ role: "user", content: "hi" }], response_format: { type: "json_schema", json_schema: { name: "x", schema } } }))
+      .filter((data) => data !== "[DONE]")
+      .map((data) => (JSON.parse(data) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? "")
+      .join("");
+    expect(JSON.parse(streamed)).toEqual({ city: "simulated", rank: 1 });
+  });
+
   test("streaming: role on the first chunk, finish chunk, usage chunk only when asked, then [DONE]", async () => {
     const withUsage = await chunks({ messages: [{ role: "user", content: "hi" }], stream_options: { include_usage: true } });
     expect(withUsage.length).toBe(4 + 1 + 1 + 1);
