@@ -5,7 +5,8 @@
  * tier, and its cheapest frontier model answers, with up to two more of the same tier as fallbacks (the next tier
  * up when that tier has none on the frontier, else the best below). `max_price` (USD per million tokens of
  * `price_source`: `prompt`, the default, or `weighted_avg`, 3 input : 1 output) bypasses the tiers: the best frontier
- * model at or under it. `service/pareto-code:nitro` prefers the fastest measured model of the tier instead.
+ * model at or under it. `service/pareto-code:nitro` prefers the fastest measured model of the tier instead. A
+ * session stays on the model chosen for it for 5 minutes when it can (sticky.ts).
  */
 import { Type } from "@sinclair/typebox";
 import { definePlugin } from "../../core/sdk/index.ts";
@@ -13,6 +14,7 @@ import { catalogModels, pricePercentiles, qualityOf, type Candidate } from "../r
 import { applyChoice, asksFor, noModels } from "../router-kit/choose.ts";
 import { literals, ROUTER_PRIORITY } from "../router-kit/options.ts";
 import { frontier, tierOf, type Tier } from "./frontier.ts";
+import { keepSticky, sessionKey, stickyModel, STICKY_TTL_MS } from "./sticky.ts";
 
 export const PARETO_ROUTER_MODEL = "service/pareto-code";
 const NITRO = `${PARETO_ROUTER_MODEL}:nitro`;
@@ -65,7 +67,16 @@ export default definePlugin({
         Object.assign(data, { min_coding_score: minScore, tier, ...(tier !== wanted ? { tier_fallback: wanted } : {}) });
         reason = `${nitro ? "fastest" : "cheapest"} ${tier}-tier coding model on the frontier`;
       }
-      await applyChoice(ctx, ID, { ranked: ranked.map((c) => c.id), fallbacks: 2, strategy: "pareto", reason, data });
+      const session = sessionKey(ctx);
+      const kept = session === undefined ? undefined : await stickyModel(ctx, session);
+      if (kept !== undefined && ranked.some((c) => c.id === kept)) {
+        // The session's model first, the ranking after it (its fallbacks, and the choice when it cannot serve now).
+        ranked = [...ranked.filter((c) => c.id === kept), ...ranked.filter((c) => c.id !== kept)];
+        data.sticky = { model: kept, ttl_ms: STICKY_TTL_MS };
+        reason = `the session's model (chosen within the last ${STICKY_TTL_MS / 60_000} minutes) while it can serve; else the ${reason}`;
+      }
+      const chosen = await applyChoice(ctx, ID, { ranked: ranked.map((c) => c.id), fallbacks: 2, strategy: "pareto", reason, data });
+      if (session !== undefined) await keepSticky(ctx, session, chosen);
     },
   },
 });
