@@ -1,0 +1,236 @@
+/**
+ * One row per warning site of a request translation (strict.test.ts): the file of the site, a request in one inbound
+ * format that reaches it on one adapter, and the `field` the warning names. `body` is merged over a one-question
+ * conversation in the row's format (chat `messages`, Responses `input`, Messages `messages` + `max_tokens`).
+ */
+import type { AdapterId } from "../../support/fake-upstream/fixtures.ts";
+
+export type FormatId = "chat" | "responses" | "messages";
+
+export interface Row {
+  site: string;
+  format: FormatId;
+  adapter: AdapterId;
+  body: Record<string, unknown>;
+  field: string;
+  /** A model other than the adapter's conformance model (STRICT_PROVIDERS below). */
+  model?: string;
+}
+
+/** A warning site no request over HTTP reaches, with the reason (counted by the completeness check). */
+export interface Unreachable {
+  site: string;
+  field: string;
+  why: string;
+}
+
+const Q = "What is the capital of France?";
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const SIGNED = "EqQBCkgIBBABGAIiQL0cR2v8yZ1c3pQnTq0Lw7ZbW1vK5mYh3xJrP9sD4fG6hJ8k";
+const FN = { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } };
+const CHAT_FN = { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } };
+const MSG_FN = { name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } } } };
+const ephemeral = { type: "ephemeral" };
+
+/** A Messages conversation: a call of get_weather and its result with `content`, then a question. */
+const messagesToolTurn = (result: Record<string, unknown>, after: unknown[] = []) => ({
+  tools: [MSG_FN],
+  messages: [
+    { role: "user", content: Q },
+    { role: "assistant", content: [{ type: "tool_use", id: "toolu_01X", name: "get_weather", input: { city: "Paris" } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01X", ...result }, ...after] },
+  ],
+});
+/** A Responses conversation: a function call and its output. */
+const responsesToolTurn = (output: unknown, call: Record<string, unknown> = {}) => ({
+  tools: [FN],
+  input: [
+    { role: "user", content: Q },
+    { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}', ...call },
+    { type: "function_call_output", call_id: "call_1", output },
+  ],
+});
+/** A Messages user turn holding one content block. */
+const messagesUserBlock = (block: Record<string, unknown>) => ({ messages: [{ role: "user", content: [block, { type: "text", text: Q }] }] });
+/** A Messages assistant turn replayed with its blocks. */
+const messagesReplay = (blocks: unknown[]) => ({ messages: [{ role: "user", content: Q }, { role: "assistant", content: blocks }, { role: "user", content: "And Italy?" }] });
+/** A Responses user message holding a refusal part (no upstream but Responses has one in a user turn). */
+const responsesUserRefusal = { input: [{ role: "user", content: [{ type: "refusal", refusal: "I will not say." }, { type: "input_text", text: Q }] }] };
+/** A Responses assistant message holding an image (no chat-family upstream has images in assistant turns). */
+const responsesAssistantImage = {
+  input: [{ role: "user", content: Q }, { type: "message", role: "assistant", content: [{ type: "output_text", text: "Paris." }, { type: "input_image", image_url: `data:image/png;base64,${PNG}` }] }, { role: "user", content: "And Italy?" }],
+};
+/** A Responses conversation replaying items after the question. */
+const responsesReplay = (items: unknown[]) => ({ input: [{ role: "user", content: Q }, ...items, { role: "user", content: "And Italy?" }] });
+
+const DECODERS: Row[] = [
+  // chat decoder
+  { site: "core/formats/chat/decode.ts", format: "chat", adapter: "openai", body: { frobnicate: true }, field: "frobnicate" },
+  { site: "core/formats/chat/decode-messages.ts", format: "chat", adapter: "openai", body: { messages: [{ role: "user", content: Q, mood: "curious" }] }, field: "messages[0].mood" },
+  { site: "core/formats/chat/decode-messages.ts", format: "chat", adapter: "openai", body: { messages: [{ role: "user", content: Q }, { role: "system", content: "Be brief." }] }, field: "messages[1]" },
+  { site: "core/formats/chat/decode-messages.ts", format: "chat", adapter: "openai", body: { messages: [{ role: "system", content: "Be brief.", name: "rules" }, { role: "user", content: Q }] }, field: "messages[0].name" },
+  { site: "core/formats/chat/decode-options.ts", format: "chat", adapter: "openai", body: { max_tokens: 100, max_completion_tokens: 200 }, field: "max_tokens" },
+  // Messages decoder
+  { site: "core/formats/messages/decode.ts", format: "messages", adapter: "anthropic", body: { frobnicate: true }, field: "frobnicate" },
+  { site: "core/formats/messages/decode.ts", format: "messages", adapter: "anthropic", body: { metadata: { user_id: "u1", team: "a" } }, field: "metadata.team" },
+  { site: "core/formats/messages/decode.ts", format: "messages", adapter: "anthropic", body: { user: "u2", metadata: { user_id: "u1" } }, field: "metadata.user_id" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: { messages: [{ role: "user", content: Q }, { role: "system", content: "Be brief." }, { role: "user", content: "Please." }] }, field: "messages[1]" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: messagesReplay([{ type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] }, { type: "text", text: "Paris." }]), field: "messages[1].content[0]" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: { ...messagesToolTurn({ content: "18C" }), messages: [{ role: "user", content: Q }, { role: "assistant", content: [{ type: "tool_use", id: "toolu_01X", name: "get_weather", input: {}, cache_control: ephemeral }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01X", content: "18C" }] }] }, field: "messages[1].content[0].cache_control" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: messagesToolTurn({ content: [{ type: "image", source: { type: "file", file_id: "file_abc" } }] }), field: "messages[2].content[0].content[0]" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: messagesToolTurn({ content: [{ type: "document", source: { type: "url", url: "https://example.com/a.pdf" } }] }), field: "messages[2].content[0].content[0]" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: messagesUserBlock({ type: "image", source: { type: "file", file_id: "file_abc" } }), field: "messages[0].content[0]" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: messagesUserBlock({ type: "document", source: { type: "text", media_type: "text/plain", data: "Paris is the capital." }, citations: { enabled: true } }), field: "messages[0].content[0].citations" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: messagesUserBlock({ type: "document", source: { type: "text", media_type: "text/plain", data: "Paris is the capital." }, context: "an atlas" }), field: "messages[0].content[0].context" },
+  { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: messagesUserBlock({ type: "document", source: { type: "content", content: "Paris is the capital." } }), field: "messages[0].content[0]" },
+  // Responses decoder
+  { site: "core/formats/responses/decode.ts", format: "responses", adapter: "openai-responses", body: { frobnicate: true }, field: "frobnicate" },
+  { site: "core/formats/responses/decode-tools.ts", format: "responses", adapter: "openai-responses", body: { tools: [FN, { type: "file_search", vector_store_ids: ["vs_1"] }] }, field: "tools[1]" },
+  { site: "core/formats/responses/decode-tools.ts", format: "responses", adapter: "openai-responses", body: { tools: [FN], tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "get_weather" }] } }, field: "tool_choice" },
+  { site: "core/formats/responses/decode-tools.ts", format: "responses", adapter: "openai-responses", body: { tools: [FN], tool_choice: { type: "file_search" } }, field: "tool_choice" },
+  { site: "core/formats/responses/decode-input.ts", format: "responses", adapter: "openai-responses", body: { input: [{ role: "user", content: Q }, { role: "developer", content: "Be brief." }] }, field: "input[1]" },
+  { site: "core/formats/responses/decode-input.ts", format: "responses", adapter: "openai-responses", body: responsesReplay([{ type: "file_search_call", id: "fs_1", status: "completed", queries: ["capital"] }]), field: "input[1]" },
+  { site: "core/formats/responses/decode-input.ts", format: "responses", adapter: "openai-responses", body: { input: [{ role: "system", content: [{ type: "input_image", image_url: `data:image/png;base64,${PNG}` }] }, { role: "user", content: Q }] }, field: "input[0].content[0]" },
+  { site: "core/formats/responses/decode-input.ts", format: "responses", adapter: "openai-responses", body: { input: [{ role: "user", content: [{ type: "input_image", file_id: "file_abc" }, { type: "input_text", text: Q }] }] }, field: "input[0].content[0]" },
+  { site: "core/formats/responses/decode-input.ts", format: "responses", adapter: "openai-responses", body: responsesToolTurn([{ type: "input_image", file_id: "file_abc" }]), field: "input[2].output[0]" },
+  { site: "core/formats/responses/decode-input.ts", format: "responses", adapter: "openai-responses", body: responsesToolTurn([{ type: "input_file", file_url: "https://example.com/a.pdf" }]), field: "input[2].output[0]" },
+  // The gateway's own tracing (off in this gateway): `trace` has no reader.
+  { site: "core/observe/tracing/unused-trace.ts", format: "responses", adapter: "openai-responses", body: { trace: { trace_name: "checkout" } }, field: "trace" },
+];
+
+const OPENAI: Row[] = [
+  { site: "providers/openai/request.ts", format: "messages", adapter: "openai", body: { tools: [MSG_FN, { type: "text_editor_20250728", name: "str_replace_based_edit_tool" }] }, field: "tools[1]" },
+  { site: "providers/openai/request.ts", format: "messages", adapter: "openai", body: { tools: [{ ...MSG_FN, cache_control: ephemeral }] }, field: "cache_control" },
+  { site: "providers/openai/request.ts", format: "messages", adapter: "openai", body: { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 } }, field: "reasoning.max_tokens" },
+  { site: "providers/openai/request.ts", format: "responses", adapter: "openai", body: { reasoning: { summary: "auto" } }, field: "reasoning.summary" },
+  { site: "providers/openai/request.ts", format: "messages", adapter: "openai", body: { thinking: { type: "disabled" } }, field: "reasoning.enabled" },
+  { site: "providers/openai/request.ts", format: "messages", adapter: "openai", body: { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048, display: "omitted" } }, field: "reasoning" },
+  { site: "providers/openai/request.ts", format: "messages", adapter: "openai", body: { cache_control: ephemeral }, field: "cache_control" },
+  { site: "providers/openai/request.ts", format: "responses", adapter: "openai", body: { truncation: "auto" }, field: "truncation" },
+  { site: "providers/openai/request.ts", format: "messages", adapter: "openai", body: { speed: "fast" }, field: "speed" },
+  { site: "providers/openai/request.ts", format: "responses", adapter: "openai", body: { tools: [{ ...FN, async: true }] }, field: "tools[0].async" },
+  { site: "providers/openai/messages.ts", format: "responses", adapter: "openai", body: responsesUserRefusal, field: "messages.user.refusal" },
+  { site: "providers/openai/messages.ts", format: "messages", adapter: "openai", body: messagesToolTurn({ content: "service down", is_error: true }), field: "tool_result.is_error" },
+  { site: "providers/openai/messages.ts", format: "messages", adapter: "openai", body: messagesToolTurn({ content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] }), field: "tool_result.image" },
+  { site: "providers/openai/messages.ts", format: "responses", adapter: "openai", body: responsesAssistantImage, field: "messages.assistant.image" },
+  { site: "providers/openai/messages.ts", format: "messages", adapter: "openai", body: { system: [{ type: "text", text: "Be brief.", cache_control: ephemeral }] }, field: "cache_control" },
+];
+
+const RESPONSES: Row[] = [
+  { site: "providers/openai-responses/input.ts", format: "responses", adapter: "openai-responses", body: responsesAssistantImage, field: "messages[1].image" },
+  { site: "providers/openai-responses/input.ts", format: "messages", adapter: "openai-responses", body: messagesToolTurn({ content: "service down", is_error: true }), field: "messages[2].is_error" },
+  { site: "providers/openai-responses/input.ts", format: "messages", adapter: "openai-responses", body: messagesReplay([{ type: "redacted_thinking", data: "opaque" }, { type: "text", text: "Paris." }]), field: "messages[1].reasoning" },
+  { site: "providers/openai-responses/input.ts", format: "chat", adapter: "openai-responses", body: { messages: [{ role: "user", content: Q }, { role: "assistant", content: "Paris.", reasoning_details: [{ type: "reasoning.text", text: "Easy.", signature: SIGNED, format: "anthropic-claude-v1", index: 0 }] }, { role: "user", content: "And Italy?" }] }, field: "messages[1].reasoning" },
+  { site: "providers/openai-responses/input.ts", format: "responses", adapter: "openai-responses", body: responsesReplay([{ type: "reasoning", id: "rs_1", encrypted_content: "enc", summary: [], signature: SIGNED }, { type: "message", role: "assistant", content: [{ type: "output_text", text: "Paris." }] }]), field: "messages[1].reasoning.signature" },
+  { site: "providers/openai-responses/input.ts", format: "messages", adapter: "openai-responses", body: { messages: [{ role: "user", content: [{ type: "text", text: Q, cache_control: ephemeral }] }] }, field: "cache_control" },
+  { site: "providers/openai-responses/request.ts", format: "messages", adapter: "openai-responses", body: { system: [{ type: "text", text: "Be brief.", cache_control: ephemeral }] }, field: "cache_control" },
+  { site: "providers/openai-responses/request.ts", format: "messages", adapter: "openai-responses", body: { tools: [MSG_FN, { type: "text_editor_20250728", name: "str_replace_based_edit_tool" }] }, field: "tools[1]" },
+  { site: "providers/openai-responses/request.ts", format: "messages", adapter: "openai-responses", body: { tools: [{ ...MSG_FN, cache_control: ephemeral }] }, field: "cache_control" },
+  { site: "providers/openai-responses/request.ts", format: "chat", adapter: "openai-responses", body: { seed: 7 }, field: "seed" },
+  { site: "providers/openai-responses/request.ts", format: "chat", adapter: "openai-responses", body: { verbosity: "max" }, field: "text.verbosity" },
+  { site: "providers/openai-responses/request.ts", format: "messages", adapter: "openai-responses", body: { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 } }, field: "reasoning.max_tokens" },
+  { site: "providers/openai-responses/request.ts", format: "chat", adapter: "openai-responses", model: "conf/responses-ultrafast", body: { service_tier: "ultrafast" }, field: "service_tier" },
+  { site: "providers/openai-responses/request.ts", format: "chat", adapter: "openai-responses", body: { cache_control: ephemeral }, field: "cache_control" },
+  { site: "providers/openai-responses/request.ts", format: "chat", adapter: "openai-responses", body: { modalities: ["text", "audio"] }, field: "modalities" },
+  { site: "providers/openai-responses/request.ts", format: "messages", adapter: "openai-responses", body: { speed: "fast" }, field: "speed" },
+  { site: "providers/openai-responses/request.ts", format: "chat", adapter: "openai-responses", body: { messages: [{ role: "user", content: Q, name: "alice" }] }, field: "messages.name" },
+  { site: "providers/openai-responses/request.ts", format: "responses", adapter: "openai-responses", body: { image_config: { aspect_ratio: "16:9" } }, field: "image_config" },
+  { site: "providers/openai-responses/request.ts", format: "chat", adapter: "openai-responses", body: { prediction: { type: "content", content: "Paris" } }, field: "prediction" },
+  { site: "providers/openai-responses/web-search.ts", format: "responses", adapter: "openai-responses", body: { tools: [{ type: "service:web_search", parameters: { engine: "native", excluded_domains: ["example.com"] } }] }, field: "tools[0].parameters.excluded_domains" },
+];
+
+const ANTHROPIC: Row[] = [
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { metadata: { team: "a" } }, field: "metadata" },
+  { site: "providers/anthropic/request.ts", format: "responses", adapter: "anthropic", body: { truncation: "auto" }, field: "passthrough.truncation" },
+  { site: "providers/anthropic/request.ts", format: "responses", adapter: "anthropic", body: { tools: [{ ...FN, async: true }] }, field: "tools[0].async" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { seed: 7 }, field: "seed" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { response_format: { type: "json_object" } }, field: "response_format" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { verbosity: "low" }, field: "verbosity" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { user: "u1", safety_identifier: "end-user-7" }, field: "safety_identifier" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { prompt_cache_key: "pck" }, field: "prompt_cache_key" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { prompt_cache_options: { mode: "explicit", ttl: "1h" } }, field: "prompt_cache_options" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { modalities: ["text", "image"] }, field: "modalities" },
+  { site: "providers/anthropic/request.ts", format: "chat", adapter: "anthropic", body: { messages: [{ role: "user", content: Q, name: "alice" }] }, field: "messages.name" },
+  { site: "providers/anthropic/request.ts", format: "responses", adapter: "anthropic", body: { image_config: { aspect_ratio: "1:1" } }, field: "passthrough.image_config" },
+  { site: "providers/anthropic/thinking.ts", format: "chat", adapter: "anthropic", body: { max_tokens: 4096, reasoning: { max_tokens: 200 } }, field: "reasoning.max_tokens" },
+  { site: "providers/anthropic/thinking.ts", format: "chat", adapter: "anthropic", body: { max_tokens: 1000, reasoning: { max_tokens: 2000 } }, field: "reasoning" },
+  { site: "providers/anthropic/thinking.ts", format: "chat", adapter: "anthropic", body: { max_tokens: 3000, reasoning: { max_tokens: 5000 } }, field: "reasoning.max_tokens" },
+  { site: "providers/anthropic/thinking.ts", format: "messages", adapter: "anthropic", body: { max_tokens: 4096, output_config: { effort: "minimal" } }, field: "output_config.effort" },
+  { site: "providers/anthropic/thinking.ts", format: "chat", adapter: "anthropic", body: { max_tokens: 4096, reasoning: { max_tokens: 2048 }, temperature: 0.2 }, field: "temperature" },
+  { site: "providers/anthropic/thinking.ts", format: "chat", adapter: "anthropic", body: { max_tokens: 4096, reasoning: { max_tokens: 2048 }, top_k: 5 }, field: "top_k" },
+  { site: "providers/anthropic/thinking.ts", format: "chat", adapter: "anthropic", body: { max_tokens: 4096, reasoning: { max_tokens: 2048 }, top_p: 0.5 }, field: "top_p" },
+  { site: "providers/anthropic/web-search-tool.ts", format: "responses", adapter: "anthropic", body: { tools: [{ type: "service:web_search", parameters: { engine: "native", allowed_domains: ["a.com"], excluded_domains: ["b.com"] } }] }, field: "tools[0].parameters.excluded_domains" },
+  { site: "providers/anthropic/messages.ts", format: "responses", adapter: "anthropic", body: responsesToolTurn("18C", { arguments: "[1,2]" }), field: "tool_use.input" },
+  { site: "providers/anthropic/messages.ts", format: "responses", adapter: "anthropic", body: responsesUserRefusal, field: "messages.user.refusal" },
+  { site: "providers/anthropic/messages.ts", format: "responses", adapter: "anthropic", body: responsesAssistantImage, field: "messages.assistant.image" },
+  { site: "providers/anthropic/messages.ts", format: "chat", adapter: "anthropic", body: { messages: [{ role: "user", content: Q }, { role: "assistant", content: "Paris.", reasoning: "Easy one: Paris." }, { role: "user", content: "And Italy?" }] }, field: "messages.assistant.reasoning" },
+];
+
+const GEMINI: Row[] = [
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", model: "conf/gemini-3", body: { reasoning: { enabled: false } }, field: "reasoning" },
+  { site: "providers/gemini/request.ts", format: "messages", adapter: "gemini", body: { tools: [{ ...MSG_FN, cache_control: ephemeral }] }, field: "cache_control" },
+  { site: "providers/gemini/request.ts", format: "responses", adapter: "gemini", body: { tools: [{ ...FN, strict: true }] }, field: "tools[0].strict" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { tools: [CHAT_FN], parallel_tool_calls: false }, field: "parallel_tool_calls" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { min_p: 0.1 }, field: "min_p" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { verbosity: "low" }, field: "verbosity" },
+  { site: "providers/gemini/request.ts", format: "messages", adapter: "gemini", body: { cache_control: ephemeral }, field: "cache_control" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { metadata: { team: "a" } }, field: "metadata" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { user: "end-user-42" }, field: "user" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { safety_identifier: "end-user-7" }, field: "safety_identifier" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { prompt_cache_key: "pck" }, field: "prompt_cache_key" },
+  { site: "providers/gemini/request.ts", format: "responses", adapter: "gemini", body: { prompt_cache_options: { mode: "explicit" } }, field: "prompt_cache_options" },
+  { site: "providers/gemini/request.ts", format: "messages", adapter: "gemini", body: { speed: "fast" }, field: "speed" },
+  { site: "providers/gemini/request.ts", format: "responses", adapter: "gemini", body: { tools: [{ ...FN, async: true }] }, field: "tools[0].async" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { messages: [{ role: "user", content: Q, name: "alice" }] }, field: "messages.name" },
+  { site: "providers/gemini/request.ts", format: "chat", adapter: "gemini", body: { prediction: { type: "content", content: "Paris" } }, field: "passthrough.prediction" },
+  { site: "providers/gemini/request.ts", format: "responses", adapter: "gemini", body: { truncation: "auto" }, field: "passthrough.truncation" },
+  { site: "providers/gemini/contents.ts", format: "messages", adapter: "gemini", body: { messages: [{ role: "user", content: [{ type: "text", text: Q, cache_control: ephemeral }] }] }, field: "cache_control" },
+  { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: responsesUserRefusal, field: "messages.user.refusal" },
+  { site: "providers/gemini/contents.ts", format: "messages", adapter: "gemini", body: messagesToolTurn({ content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] }), field: "tool_result.image" },
+  { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: { tools: [FN], input: [{ role: "user", content: Q }, { type: "function_call_output", call_id: "call_9", output: "18C" }] }, field: "tool_result.name" },
+  { site: "providers/gemini/contents.ts", format: "chat", adapter: "gemini", body: { messages: [{ role: "user", content: Q }, { role: "assistant", content: "Paris.", reasoning: "Easy one: Paris." }, { role: "user", content: "And Italy?" }] }, field: "messages.assistant.reasoning" },
+  { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", model: "conf/gemini-3", body: responsesToolTurn("18C"), field: "messages.assistant.thought_signature" },
+  { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: responsesAssistantImage, field: "messages.assistant.image" },
+  { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: responsesToolTurn("18C", { arguments: "[1,2]" }), field: "functionCall.args" },
+  { site: "providers/shared/native-tools.ts", format: "responses", adapter: "anthropic", body: { tools: [{ type: "service:web_search", parameters: { engine: "native", max_results: 3 } }] }, field: "tools[0].parameters.max_results" },
+];
+
+export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI];
+
+/**
+ * Sites no inbound format can reach: defensive branches for canonical shapes no decoder produces (a plugin could),
+ * and server tools the agent loop declares to the model as functions before any adapter sees them.
+ */
+export const UNREACHABLE: Unreachable[] = [
+  { site: "providers/openai/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native ones are refused (400) before" },
+  { site: "providers/openai/request.ts", field: "tools[i].defer_loading", why: "the agent loop withholds deferred tools until service:tool_search finds them" },
+  { site: "providers/openai/request.ts", field: "model/stream/n…", why: "no decoder puts an adapter-owned key into the passthrough" },
+  { site: "providers/openai/messages.ts", field: "messages.tool.content", why: "decoders put only tool results into tool messages" },
+  { site: "providers/openai-responses/input.ts", field: "messages[i].<part>", why: "user turns hold text, images, files, refusals and tool results only, all carried" },
+  { site: "providers/openai-responses/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native web search is translated" },
+  { site: "providers/anthropic/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native web search is translated" },
+  { site: "providers/anthropic/messages.ts", field: "messages.assistant.server-tool", why: "a replayed service:* item fails with a 500 before the adapter (reported; another area)" },
+  { site: "providers/gemini/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native ones are refused (400) before" },
+];
+
+/** Providers the rows' `model` overrides name, beside one per adapter (support/setup.ts). */
+export function strictProviders(origin: string) {
+  return [
+    {
+      id: "up-gemini3",
+      adapter: "gemini",
+      base_url: `${origin}/v1beta`,
+      api_key: "AIza-fake-gemini",
+      // Gemini 3's behaviour (thinking levels, signature placeholders) on the fixtures' model path.
+      options: { thinking_style: "level", signature_placeholder: "always" },
+      models: [{ id: "conf/gemini-3", upstream_model: "gemini-2.5-flash" }],
+    },
+    {
+      id: "up-responses-ultrafast",
+      adapter: "openai-responses",
+      base_url: `${origin}/v1`,
+      api_key: "sk-fake-responses",
+      models: [{ id: "conf/responses-ultrafast", upstream_model: "gpt-5", tiers: ["ultrafast"] }],
+    },
+  ];
+}
