@@ -101,15 +101,20 @@ export class IdempotencyService {
       await this.deps.kv.del(claim).catch((err: unknown) => this.deps.logger.warn({ err }, "idempotency: claim release failed (it expires with its lease)"));
     };
 
-    let failedMidStream = false;
-    let response: Response;
     try {
-      response = await call.run(() => (failedMidStream = true));
+      return await this.reply(id, call, settle, release);
     } catch (thrown) {
+      // Nothing to keep: free the key for the next retry, and let retries waiting here run it themselves.
       await release();
       settle(undefined);
       throw thrown;
     }
+  }
+
+  /** The first attempt's reply to its own client; what retries get is handed to `settle`, kept ones stored. */
+  private async reply(id: string, call: IdempotentCall, settle: (joined: Joined) => void, release: () => Promise<void>): Promise<Response> {
+    let failedMidStream = false;
+    const response = await call.run(() => (failedMidStream = true));
     if (response.status >= 400 || response.body === null) {
       await release();
       settle(undefined);
