@@ -124,6 +124,21 @@ describe("Responses stream with server tools", () => {
     });
   }
 
+  test("a running tool's progress becomes response.<event> on its item; none for a tool not running", async () => {
+    const progress = (id: string, event: string, data: Record<string, unknown>): StreamEvent => ({ type: "server-tool-progress", id, event, data });
+    const events = SEARCH_RUN.flatMap((e): StreamEvent[] =>
+      e.type === "server-tool-start" && e.id === "st_search" ? [e, progress("st_search", "fusion_call.panel.delta", { model: "a/b", delta: "hi", item_id: "spoofed" })] : e.type === "usage" ? [progress("st_search", "fusion_call.completed", {}), e] : [e],
+    );
+    const frames = await streamed(events);
+    const shown = frames.filter((f) => f.event.startsWith("response.fusion_call."));
+    expect(shown.map((f) => f.data)).toEqual([{ type: "response.fusion_call.panel.delta", model: "a/b", delta: "hi", item_id: "st_search", output_index: 1, sequence_number: expect.any(Number) }]);
+    expect(frames.map((f) => f.data.sequence_number)).toEqual(frames.map((_, i) => i));
+    // Nothing of it in the result.
+    const completed = frames.at(-1)!;
+    const collected = encodeResponses(await collect(replay(events)), context({ stream: true }));
+    expect(withoutCompletedAt(completed.data.response as Json)).toEqual(withoutCompletedAt(collected));
+  });
+
   test("a tool still running when the stream finishes is done as incomplete, as in the result", async () => {
     const events = DATETIME_RUN.filter((e) => e.type !== "server-tool-end");
     const frames = await streamed(events);
