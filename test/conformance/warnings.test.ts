@@ -108,6 +108,24 @@ const ROWS: Row[] = [
     field: "tool_result.is_error",
     absent: (v) => !JSON.stringify(v.body).includes("is_error"),
   },
+  // Issue 17 item 3: accepted and dropped with no warning before.
+  { format: "messages", adapter: "openai", feature: "speed", extra: { speed: "fast" }, field: "speed", absent: (v) => !("speed" in v.body) },
+  { format: "messages", adapter: "gemini", feature: "speed", extra: { speed: "fast" }, field: "speed", absent: (v) => !JSON.stringify(v.body).includes("fast") },
+  { format: "messages", adapter: "openai-responses", feature: "speed", extra: { speed: "fast" }, field: "speed", absent: (v) => !("speed" in v.body) },
+  { format: "chat", adapter: "anthropic", feature: "message name", turns: [{ role: "replay", items: [{ role: "user", name: "alice", content: QUESTION }] }], field: "messages.name", absent: (v) => !JSON.stringify(v.body).includes("alice") },
+  { format: "chat", adapter: "gemini", feature: "message name", turns: [{ role: "replay", items: [{ role: "user", name: "alice", content: QUESTION }] }], field: "messages.name", absent: (v) => !JSON.stringify(v.body).includes("alice") },
+  { format: "chat", adapter: "openai-responses", feature: "message name", turns: [{ role: "replay", items: [{ role: "user", name: "alice", content: QUESTION }] }], field: "messages.name", absent: (v) => !JSON.stringify(v.body).includes("alice") },
+  { format: "chat", adapter: "gemini", feature: "safety_identifier", extra: { safety_identifier: "end-user-7" }, field: "safety_identifier", absent: (v) => !JSON.stringify(v.body).includes("safety") },
+  { format: "chat", adapter: "anthropic", feature: "safety_identifier beside user", extra: { user: "u-1", safety_identifier: "end-user-7" }, field: "safety_identifier", absent: (v) => JSON.stringify(v.body.metadata) === JSON.stringify({ user_id: "u-1" }) },
+  { format: "chat", adapter: "anthropic", feature: "prompt_cache_key", extra: { prompt_cache_key: "pck-1" }, field: "prompt_cache_key", absent: (v) => !JSON.stringify(v.body).includes("pck-1") },
+  { format: "chat", adapter: "gemini", feature: "prompt_cache_key", extra: { prompt_cache_key: "pck-1" }, field: "prompt_cache_key", absent: (v) => !JSON.stringify(v.body).includes("pck-1") },
+  { format: "chat", adapter: "anthropic", feature: "prompt_cache_options ttl", extra: { prompt_cache_options: { mode: "explicit", ttl: "1h" } }, field: "prompt_cache_options", absent: (v) => !JSON.stringify(v.body).includes("1h") },
+  { format: "responses", adapter: "gemini", feature: "prompt_cache_options", extra: { prompt_cache_options: { mode: "explicit" } }, field: "prompt_cache_options", absent: (v) => !JSON.stringify(v.body).includes("explicit") },
+  { format: "chat", adapter: "anthropic", feature: "image modality", extra: { modalities: ["text", "image"] }, field: "modalities", absent: (v) => !("modalities" in v.body) },
+  { format: "chat", adapter: "openai-responses", feature: "prediction", extra: { prediction: { type: "content", content: "Paris" } }, field: "prediction", absent: (v) => !("prediction" in v.body) },
+  { format: "responses", adapter: "openai", feature: "tool async", extra: { tools: [{ type: "function", name: "get_weather", parameters: { type: "object" }, async: true }] }, field: "tools[0].async", absent: (v) => !JSON.stringify(v.body).includes("async") },
+  { format: "responses", adapter: "gemini", feature: "tool async", extra: { tools: [{ type: "function", name: "get_weather", parameters: { type: "object" }, async: true }] }, field: "tools[0].async", absent: (v) => !JSON.stringify(v.body).includes("async") },
+  { format: "responses", adapter: "gemini", feature: "trace (tracing is off)", extra: { trace: { trace_name: "checkout-42" } }, field: "trace", absent: (v) => !JSON.stringify(v.body).includes("checkout-42") },
 ];
 
 for (const row of ROWS) {
