@@ -297,6 +297,23 @@ describe("fusion", () => {
     expect(alive).toBeLessThan(raw.indexOf("response.fusion_call.panel.completed"));
   });
 
+  test("a client leaving while the panel works: the analysis and the answer are never asked for", async () => {
+    const controller = new AbortController();
+    const res = await gw.request("/responses", {
+      method: "POST",
+      signal: controller.signal,
+      json: { model: "acme/analyst", stream: true, input: "What should I know?", plugins: [{ id: "fusion", analysis_models: ["acme/a", "slow/s"] }] },
+    });
+    const reader = res.body!.getReader();
+    let raw = "";
+    while (!raw.includes('"model":"acme/a","content"')) raw += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    await Bun.sleep(SLOW_MS + 200);
+    expect(upstream.bodies.filter(isPanel).length).toBe(1);
+    expect(upstream.bodies.filter((b) => isJudge(b) || isAnalyst(b))).toEqual([]);
+    expect((await chat(ask({}, { analysis_models: ["acme/a"] }))).status).toBe(200); // and the gateway carries on
+  });
+
   test("a key whose limit covers one turn cannot run the panel: every panel turn holds its own worst case first", async () => {
     const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "tight", limit: 0.003 } });
     const { key } = (await created.json()) as { key: string };
