@@ -13,7 +13,7 @@ import type { Deps } from "../deps.ts";
 import { errors, GatewayError } from "../errors.ts";
 import { jsonResponse } from "../http/envelope.ts";
 import { bodyDigestOf } from "../idempotency/body-digest.ts";
-import { idempotencyKeyOf } from "../idempotency/header.ts";
+import { IDEMPOTENCY_PARAMETER, idempotencyKeyOf } from "../idempotency/header.ts";
 import { idempotencyOf } from "../idempotency/service.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
 import type { BatchRecord } from "../store/types.ts";
@@ -76,7 +76,7 @@ export function batchRoutes(deps: Deps, auth: Authenticator) {
         // A retried submission gets the first batch back instead of a second batch (core/idempotency/service.ts).
         return idempotency.handle({ scope: principal.keyHash, route: "/batches", key, bodyDigest: bodyDigestOf(request, body), signal: request.signal, run: submit });
       },
-      { body: Submission, parse: "json", detail: { summary: "Submit a batch of inference requests", tags: ["batches"] } },
+      { body: Submission, parse: "json", detail: { summary: "Submit a batch of inference requests", tags: ["batches"], parameters: [IDEMPOTENCY_PARAMETER] } },
     )
     .get(
       "/batches",

@@ -5,7 +5,7 @@ import type { Deps } from "../deps.ts";
 import type { WireFormat } from "../formats/format.ts";
 import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import { bodyDigestOf } from "../idempotency/body-digest.ts";
-import { idempotencyKeyOf } from "../idempotency/header.ts";
+import { IDEMPOTENCY_PARAMETER, idempotencyKeyOf } from "../idempotency/header.ts";
 import { idempotencyOf } from "../idempotency/service.ts";
 import { watchForFailure } from "../idempotency/stream-failure.ts";
 import { respond } from "../http/render.ts";
@@ -58,6 +58,6 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
           },
         });
       },
-      { parse: "json", detail: { summary, tags: ["inference"], requestBody: jsonRequestBody(format.schema) } },
+      { parse: "json", detail: { summary, tags: ["inference"], parameters: [IDEMPOTENCY_PARAMETER], requestBody: jsonRequestBody(format.schema) } },
     );
 }

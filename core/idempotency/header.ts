@@ -17,3 +17,12 @@ export function idempotencyKeyOf(headers: Headers): string | undefined {
   }
   return key;
 }
+
+/** The header as an OpenAPI parameter, for the docs of the routes that take it. */
+export const IDEMPOTENCY_PARAMETER = {
+  in: "header",
+  name: "Idempotency-Key",
+  required: false,
+  schema: { type: "string", minLength: 1, maxLength: MAX_KEY_LENGTH },
+  description: "Retries with the same key and body within 24 h get the first reply and are billed once (README \"Idempotent requests\").",
+} as const;

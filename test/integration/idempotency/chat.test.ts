@@ -226,6 +226,13 @@ describe("the header", () => {
     expect(upstream.bodies).toHaveLength(0);
   });
 
+  test("the OpenAPI docs list it on the four routes that take it", async () => {
+    const doc = (await (await fetch(`${gw.origin}/docs/json`)).json()) as { paths: Record<string, { post?: { parameters?: Array<{ in: string; name: string }> } }> };
+    for (const path of ["/chat/completions", "/responses", "/messages", "/batches"]) {
+      expect(doc.paths[`/api/v1${path}`]?.post?.parameters).toContainEqual(expect.objectContaining({ in: "header", name: "Idempotency-Key" }));
+    }
+  });
+
   test("255 printable characters are accepted", async () => {
     expect((await post("k ~".repeat(85), body())).status).toBe(200);
   });
