@@ -26,6 +26,8 @@ export const ModelListQuery = t.Object(
     limit: IntegerQuery("Models to return (1 or more; default: all)"),
     output_modalities: ModalityQuery,
     supported_parameters: t.Optional(t.String({ description: "Comma-separated parameters every listed model must support" })),
+    after_id: t.Optional(t.String({ description: "Anthropic-style cursor: the models after this id (instead of `offset`)" })),
+    before_id: t.Optional(t.String({ description: "Anthropic-style cursor: the `limit` models before this id" })),
   },
   { additionalProperties: true },
 );
@@ -46,21 +48,44 @@ function byParameters(models: readonly ListedModel[], filter: string | undefined
   return wanted.length === 0 ? models : models.filter((m) => wanted.every((p) => m.supported_parameters.includes(p)));
 }
 
-/** One page of the listing, with the peer's `total_count` and `links.next` (a path, as the peer writes it). */
+/** Where a page starts: `offset`, or an Anthropic cursor (`after_id`, `before_id`: the `limit` models before it). */
+function pageStart(matching: readonly ListedModel[], query: { offset?: string; after_id?: string; before_id?: string }, limit: number): number {
+  const cursor = query.after_id ?? query.before_id;
+  if (cursor === undefined) return integerParam("offset", query.offset, { min: 0, max: MAX_PAGE, fallback: 0 });
+  const at = matching.findIndex((m) => m.id === cursor);
+  if (at === -1) throw errors.invalid(`${query.after_id !== undefined ? "after_id" : "before_id"}: no listed model has the id ${cursor}`);
+  return query.after_id !== undefined ? at + 1 : Math.max(0, at - limit);
+}
+
+/**
+ * One page of the listing, with the peer's `total_count` and `links.next` (a path, as the peer writes it), and the
+ * list fields of the OpenAI (`object`) and Anthropic (`has_more`, `first_id`, `last_id`) clients.
+ */
 export function modelPage(
   models: readonly ListedModel[],
-  query: { offset?: string; limit?: string; output_modalities?: string; supported_parameters?: string },
+  query: { offset?: string; limit?: string; output_modalities?: string; supported_parameters?: string; after_id?: string; before_id?: string },
   path: string,
 ): Record<string, unknown> {
   const matching = byParameters(byOutput(models, query.output_modalities), query.supported_parameters);
-  const offset = integerParam("offset", query.offset, { min: 0, max: MAX_PAGE, fallback: 0 });
   const limit = integerParam("limit", query.limit, { min: 1, max: MAX_PAGE, fallback: MAX_PAGE });
-  const data = matching.slice(offset, offset + limit);
+  const offset = pageStart(matching, query, limit);
+  const end = query.before_id !== undefined ? Math.min(offset + limit, matching.findIndex((m) => m.id === query.before_id)) : offset + limit;
+  const data = matching.slice(offset, end);
   const rest = offset + data.length < matching.length;
   const next = new URLSearchParams({ offset: String(offset + data.length), limit: String(limit) });
   if (query.output_modalities !== undefined) next.set("output_modalities", query.output_modalities);
   if (query.supported_parameters !== undefined) next.set("supported_parameters", query.supported_parameters);
-  return { data, total_count: matching.length, links: { next: rest ? `${path}?${next}` : null } };
+  // Anthropic's client pages backwards while `before_id` is given, forwards otherwise.
+  const hasMore = query.before_id !== undefined ? offset > 0 : rest;
+  return {
+    object: "list",
+    data,
+    total_count: matching.length,
+    links: { next: rest ? `${path}?${next}` : null },
+    has_more: hasMore,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+  };
 }
 
 export function catalogPeerRoutes(deps: Deps, models: readonly ListedModel[]) {
@@ -70,12 +95,26 @@ export function catalogPeerRoutes(deps: Deps, models: readonly ListedModel[]) {
     if (!model) throw errors.notFound(`Model ${author}/${slug} not found`);
     return model;
   };
+  const listedModel = (id: string) => {
+    const model = byId.get(id);
+    if (!model) throw errors.notFound(`Model ${id} not found`);
+    return model;
+  };
   return new Elysia({ name: "routes:catalog-peer" })
     .get("/models/count", ({ query }) => ({ data: { count: byOutput(models, query.output_modalities).length } }), {
       query: t.Object({ output_modalities: ModalityQuery }, { additionalProperties: true }),
       detail: { summary: "How many models the catalog has", tags: ["models"] },
     })
     .get("/model/:author/:slug", ({ params }) => ({ data: byId.get(catalogModel(params.author, params.slug).id)! }), {
+      detail: { summary: "One model, as GET /models lists it", tags: ["models"] },
+    })
+    // `models.retrieve` of the OpenAI and Anthropic clients: the bare model object. They send an id's slash encoded
+    // (`/models/acme%2Fmodel-a`: one segment), a hand-written URL has it plain (two). The router takes one parameter
+    // name per position, so the one-segment form's `author` is the whole id.
+    .get("/models/:author", ({ params }) => listedModel(params.author), {
+      detail: { summary: "One model, as GET /models lists it (id with its slash percent-encoded)", tags: ["models"] },
+    })
+    .get("/models/:author/:slug", ({ params }) => listedModel(`${params.author}/${params.slug}`), {
       detail: { summary: "One model, as GET /models lists it", tags: ["models"] },
     })
     .get(

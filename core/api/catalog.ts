@@ -4,6 +4,7 @@ import type { Deps } from "../deps.ts";
 import type { Pricing } from "../config/types.ts";
 import { catalogPeerRoutes, ModelListQuery, modelPage } from "./catalog-peer.ts";
 import { peerModelFields } from "./model-view.ts";
+import { modelClientFields } from "./model-client-fields.ts";
 
 export function catalogRoutes(deps: Deps) {
   // The catalog is fixed after start-up, so the reply is built once.
@@ -11,7 +12,7 @@ export function catalogRoutes(deps: Deps) {
     data: deps.catalog.list().map((model) => {
       const first = model.endpoints[0]!;
       const simulated = model.endpoints.every((e) => e.provider.simulated);
-      return {
+      const listed = {
         id: model.id,
         name: first.model.name ?? model.id,
         description: first.model.description ?? (simulated ? "Provider simulator (deterministic, not a real model)" : ""),
@@ -35,6 +36,8 @@ export function catalogRoutes(deps: Deps) {
         // The fields the peer's `Model` requires (its SDK rejects a listing without them).
         ...peerModelFields(model),
       };
+      // And those the OpenAI and Anthropic clients read.
+      return { ...listed, ...modelClientFields(model.id, listed.name, listed.created, first.provider.id) };
     }),
   };
   return new Elysia({ name: "routes:catalog" })

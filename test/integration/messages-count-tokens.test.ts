@@ -7,6 +7,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.ts";
 
+type ApiError = InstanceType<typeof Anthropic.APIError>;
+
 const MODEL = "acme/model-a";
 let upstream: ScriptedModel;
 let gw: TestGateway;
@@ -57,7 +59,7 @@ test("refusals read as the Anthropic SDK's errors: no key, a management key, a b
   const anonymous = new Anthropic({ baseURL: gw.origin + "/api", apiKey: "sk-wrong-key", maxRetries: 0 });
   const unauthorized = await anonymous.messages.countTokens(hello).catch((e: unknown) => e);
   expect(unauthorized).toBeInstanceOf(Anthropic.AuthenticationError);
-  expect((unauthorized as Anthropic.APIError).type).toBe("authentication_error");
+  expect((unauthorized as ApiError).type).toBe("authentication_error");
 
   const management = new Anthropic({ baseURL: gw.origin + "/api", apiKey: ADMIN_KEY, maxRetries: 0 });
   const forbidden = await management.messages.countTokens(hello).catch((e: unknown) => e);
@@ -65,10 +67,10 @@ test("refusals read as the Anthropic SDK's errors: no key, a management key, a b
 
   const invalid = await client.messages.countTokens({ model: MODEL, messages: "hi" } as never).catch((e: unknown) => e);
   expect(invalid).toBeInstanceOf(Anthropic.BadRequestError);
-  expect((invalid as Anthropic.APIError).type).toBe("invalid_request_error");
-  expect((invalid as Anthropic.APIError).message).toContain("messages");
+  expect((invalid as ApiError).type).toBe("invalid_request_error");
+  expect((invalid as ApiError).message).toContain("messages");
 
   const unknown = await client.messages.countTokens({ ...hello, model: "acme/nope" }).catch((e: unknown) => e);
   expect(unknown).toBeInstanceOf(Anthropic.BadRequestError);
-  expect((unknown as Anthropic.APIError).message).toContain("acme/nope");
+  expect((unknown as ApiError).message).toContain("acme/nope");
 });
