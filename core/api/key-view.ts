@@ -28,6 +28,8 @@ export function keyView(record: ApiKeyRecord, spending: KeySpending): Record<str
     limit_remaining: record.limit === null ? null : roundUsd(Math.max(0, record.limit - usage)),
     limit_reset: record.limitReset,
     include_byok_in_limit: record.includeByokInLimit ?? false,
+    // Only when the key has its own strict-mode default (README "Strict mode").
+    ...(record.strict !== undefined ? { strict: record.strict } : {}),
     usage,
     usage_daily: roundUsd(spending.periods.daily),
     usage_weekly: roundUsd(spending.periods.weekly),

@@ -23,6 +23,9 @@ const RateLimit = t.Union([RateLimitSchema, t.Null()]);
 /** Reference b9: stored and returned; the gateway has no BYOK, so it changes no limit (README "API keys"). */
 const IncludeByok = t.Boolean();
 
+/** The key's strict-mode default (README "Strict mode"); null (on update) gives it back to the config's. */
+const Strict = t.Boolean();
+
 const CreateKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 256 }),
   limit: t.Optional(Limit),
@@ -30,6 +33,7 @@ const CreateKeyBody = t.Object({
   expires_at: t.Optional(t.Union([t.String(), t.Null()])),
   rate_limit: t.Optional(RateLimit),
   include_byok_in_limit: t.Optional(IncludeByok),
+  strict: t.Optional(Strict),
 });
 
 const PatchKeyBody = t.Object({
@@ -39,6 +43,7 @@ const PatchKeyBody = t.Object({
   limit_reset: t.Optional(LimitReset),
   rate_limit: t.Optional(RateLimit),
   include_byok_in_limit: t.Optional(IncludeByok),
+  strict: t.Optional(t.Union([Strict, t.Null()])),
 });
 
 const ListQuery = t.Object({
@@ -82,6 +87,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           expiresAt,
           rateLimit: body.rate_limit ? toRateLimitSetting(body.rate_limit) : null,
           includeByokInLimit: body.include_byok_in_limit ?? false,
+          ...(body.strict !== undefined ? { strict: body.strict } : {}),
         });
         return jsonResponse({ data: await view(await ownKey(principal, record.hash)), key: secret }, 201);
       },
@@ -116,6 +122,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           ...(body.limit_reset !== undefined ? { limitReset: body.limit_reset } : {}),
           ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit && toRateLimitSetting(body.rate_limit) } : {}),
           ...(body.include_byok_in_limit !== undefined ? { includeByokInLimit: body.include_byok_in_limit } : {}),
+          ...(body.strict !== undefined ? { strict: body.strict } : {}),
         });
         if (!updated) throw errors.notFound("API key not found");
         await deps.keyCache.invalidate(params.hash);

@@ -316,6 +316,15 @@ function idempotencyReplies(): Migration {
   };
 }
 
+/** A key's own strict-mode default (README "Strict mode"): null = the config's; 0/1 otherwise. */
+function keyStrict(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable("api_keys").addColumn("strict", "integer").execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -327,6 +336,7 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0005_generation_details_log": generationDetailsAndLog(),
     "0006_guardrails": guardrails(types),
     "0007_idempotency_replies": idempotencyReplies(),
+    "0008_key_strict": keyStrict(),
   };
 }
 

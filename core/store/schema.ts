@@ -37,6 +37,8 @@ export interface ApiKeysTable {
   rate_limit_interval_s: number | null;
   /** Migration 0004: 0/1, stored and returned (no BYOK in the gateway, so it changes no limit). */
   include_byok_in_limit: Generated<number>;
+  /** Migration 0008: the key's strict-mode default, 0/1; null = the config's. */
+  strict: Generated<number | null>;
 }
 
 /** `generations`: one billed inference request. Counters are 32-bit integers: one request never nears 2^31. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import OpenAI from "openai";
 import { replyOf } from "../support/fake-upstream/fixtures.ts";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-upstream/server.ts";
-import { startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { MODEL, providersFor } from "../conformance/support/setup.ts";
 
 type Json = Record<string, unknown>;
@@ -100,6 +100,33 @@ describe("X-Service-Strict on a lenient gateway", () => {
     expect(error.metadata.fields).toEqual(["frobnicate", "max_tokens"]);
     expect(error.metadata.warnings.map((w) => w.code)).toEqual(["unknown_field", "conflicting_field"]);
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("a key's own default", () => {
+  async function adminJson(method: string, path: string, json: Json): Promise<Json> {
+    const res = await lenientGw.request(path, { method, json, key: ADMIN_KEY });
+    expect(res.status).toBeLessThan(300);
+    return (await res.json()) as Json;
+  }
+
+  test("strict: true on a key applies without the header; the header still decides; null gives it back to the config", async () => {
+    const created = await adminJson("POST", "/keys", { name: "strict key", strict: true });
+    const key = created.key as string;
+    const hash = (created.data as Json).hash as string;
+    expect((created.data as Json).strict).toBe(true);
+    const ask = (headers: Record<string, string> = {}) =>
+      lenientGw.request("/chat/completions", { method: "POST", key, headers, json: { model: MODEL.gemini, messages: [{ role: "user", content: QUESTION }], user: "end-user-42" } });
+
+    expect((await ask()).status).toBe(422);
+    expect(fake.requests).toHaveLength(0);
+    fake.enqueue(replyOf("gemini", "text", false));
+    expect((await ask({ "X-Service-Strict": "false" })).status).toBe(200);
+
+    const patched = await adminJson("PATCH", `/keys/${hash}`, { strict: null });
+    expect(patched.data as Json).not.toHaveProperty("strict");
+    fake.enqueue(replyOf("gemini", "text", false));
+    expect((await ask()).status).toBe(200);
   });
 });
 

@@ -37,6 +37,7 @@ export function createKeyRepo(db: Kysely<StoreDatabase>, clock: StoreClock, logg
           expires_at: key.expiresAt === null ? null : Math.round(key.expiresAt),
           ...rateLimitColumns(key.rateLimit ?? null),
           include_byok_in_limit: fromBool(key.includeByokInLimit ?? false),
+          ...(key.strict !== undefined ? { strict: fromBool(key.strict) } : {}),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -130,6 +131,7 @@ function toRowPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
   if (patch.expiresAt !== undefined) row.expires_at = patch.expiresAt === null ? null : Math.round(patch.expiresAt);
   if (patch.rateLimit !== undefined) Object.assign(row, rateLimitColumns(patch.rateLimit));
   if (patch.includeByokInLimit !== undefined) row.include_byok_in_limit = fromBool(patch.includeByokInLimit);
+  if (patch.strict !== undefined) row.strict = patch.strict === null ? null : fromBool(patch.strict);
   return row;
 }
 
@@ -166,6 +168,8 @@ function toKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     includeByokInLimit: toBool(row.include_byok_in_limit),
     // Left out when unset, so records read the same as before per-key rate limits existed.
     ...optionalRateLimit(toRateLimit(row)),
+    // Absent when unset: the config's default applies.
+    ...(row.strict === null || row.strict === undefined ? {} : { strict: toBool(row.strict) }),
   };
 }
 

@@ -48,6 +48,7 @@ export interface NewApiKey {
   expiresAt: number | null;
   rateLimit?: KeyRateLimit | null;
   includeByokInLimit?: boolean;
+  strict?: boolean;
 }
 
 /** API keys, looked up by the hash of their secret. */
@@ -58,7 +59,8 @@ export interface KeyRepo {
   list(workspaceId: string, opts: { offset: number; limit: number; includeDisabled: boolean }): Promise<ApiKeyRecord[]>;
   update(
     hash: string,
-    patch: Partial<Pick<ApiKeyRecord, "name" | "disabled" | "limit" | "limitReset" | "expiresAt" | "rateLimit" | "includeByokInLimit">>,
+    // `strict: null` gives the key back to the config's default.
+    patch: Partial<Pick<ApiKeyRecord, "name" | "disabled" | "limit" | "limitReset" | "expiresAt" | "rateLimit" | "includeByokInLimit">> & { strict?: boolean | null },
   ): Promise<ApiKeyRecord | undefined>;
   /** Removes the key; true when it existed. */
   delete(hash: string): Promise<boolean>;

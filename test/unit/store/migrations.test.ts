@@ -35,6 +35,7 @@ describe("store migrations", () => {
       "rate_limit_tokens:integer",
       "rate_limit_interval_s:integer",
       "include_byok_in_limit:integer",
+      "strict:integer",
     ]);
     await db.destroy();
   });
