@@ -74,11 +74,15 @@ export class IdempotencyService {
         continue; // the first attempt failed and released the key: this retry runs it
       }
       const stored = await this.stored(id);
-      if (stored) {
-        if (stored.bodyDigest !== call.bodyDigest) throw mismatch();
-        return replayed(stored.status, stored.headers, stored.body);
+      if (stored) return replayOf(stored, call);
+      if (await this.deps.kv.setIfAbsent(claim, call.bodyDigest, LEASE_MS)) {
+        // The first attempt (elsewhere) may have finished between the look-up and the claim; its reply is stored
+        // before its claim goes, so looking once more settles it.
+        const finished = await this.stored(id);
+        if (!finished) return this.runFirst(id, claim, call);
+        await this.deps.kv.del(claim);
+        return replayOf(finished, call);
       }
-      if (await this.deps.kv.setIfAbsent(claim, call.bodyDigest, LEASE_MS)) return this.runFirst(id, claim, call);
       const holder = await this.deps.kv.get(claim);
       if (holder !== null && holder !== call.bodyDigest) throw mismatch();
       // Running on another node (or its claim just went): look again shortly, unless this client left.
@@ -181,6 +185,12 @@ export function idempotencyOf(deps: Deps): IdempotencyService {
 
 function mismatch(): GatewayError {
   return new GatewayError("precondition_failed", "This Idempotency-Key was already used with a different request body", { status: 409, metadata: { param: "Idempotency-Key" } });
+}
+
+/** A stored reply for a retry with the same body; another body is the 409. */
+function replayOf(stored: IdempotentReply, call: IdempotentCall): Response {
+  if (stored.bodyDigest !== call.bodyDigest) throw mismatch();
+  return replayed(stored.status, stored.headers, stored.body);
 }
 
 function keptHeaders(headers: Headers): Record<string, string> {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { ADMIN_KEY, type TestGateway } from "../../support/gateway.ts";
-import { ANSWER, COMPLETION_TOKENS, PROMPT_TOKENS, startCountingUpstream, type CountingUpstream } from "./counting-upstream.ts";
+import { ANSWER, COMPLETION_TOKENS, PROMPT_TOKENS, startCountingUpstream, untilReceived, type CountingUpstream } from "./counting-upstream.ts";
 import { billedGenerations, keyUsage, MODEL, PRICING, startIdempotencyGateway } from "./setup.ts";
 
 let upstream: CountingUpstream;
@@ -111,7 +111,7 @@ describe("a running request", () => {
     const generationsBefore = await billedGenerations(gw);
     const gone = new AbortController();
     const first = client.chat.completions.create(body(), { ...withKey(key), signal: gone.signal }).catch((e: unknown) => e);
-    await Bun.sleep(100);
+    await untilReceived(upstream);
     gone.abort();
     expect(await first).toBeInstanceOf(Error);
     const retry = await client.chat.completions.create(body(), withKey(key)).withResponse();

@@ -80,3 +80,12 @@ export function startCountingUpstream(): CountingUpstream {
   upstream.baseUrl = `http://127.0.0.1:${server.port}/v1`;
   return upstream;
 }
+
+/** Resolves once the upstream has received `count` requests (a first attempt is surely running then). */
+export async function untilReceived(upstream: CountingUpstream, count = 1, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (upstream.bodies.length < count) {
+    if (Date.now() > deadline) throw new Error(`upstream received ${upstream.bodies.length} of ${count} requests`);
+    await Bun.sleep(5);
+  }
+}

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { TestGateway } from "../../support/gateway.ts";
-import { ANSWER, startCountingUpstream, type CountingUpstream } from "./counting-upstream.ts";
+import { ANSWER, startCountingUpstream, untilReceived, type CountingUpstream } from "./counting-upstream.ts";
 import { billedGenerations, MODEL, startIdempotencyGateway } from "./setup.ts";
 
 let upstream: CountingUpstream;
@@ -56,7 +56,7 @@ describe("Messages (@anthropic-ai/sdk)", () => {
       return seen;
     };
     const first = events();
-    await Bun.sleep(60);
+    await untilReceived(upstream);
     const joined = events();
     const [a, b] = await Promise.all([first, joined]);
     const replayed = await events();

@@ -12,7 +12,7 @@ import type { Kv } from "../../../core/kv/kv.ts";
 import type { Store } from "../../../core/store/types.ts";
 import type { TestGateway } from "../../support/gateway.ts";
 import { createTempSchema, POSTGRES_URL, type TempSchema } from "../../support/pg-schema.ts";
-import { ANSWER, startCountingUpstream, type CountingUpstream } from "./counting-upstream.ts";
+import { ANSWER, startCountingUpstream, untilReceived, type CountingUpstream } from "./counting-upstream.ts";
 import { MODEL, startIdempotencyGateway } from "./setup.ts";
 
 interface Nodes {
@@ -70,7 +70,7 @@ function suite(name: string, start: (upstream: CountingUpstream) => Promise<Node
       upstream.delayMs = 300;
       const key = freshKey();
       const first = post(nodes.a, key, body());
-      await Bun.sleep(80);
+      await untilReceived(upstream);
       const second = await post(nodes.b, key, body());
       const firstReply = await first;
       expect(second.status).toBe(200);
@@ -96,7 +96,7 @@ function suite(name: string, start: (upstream: CountingUpstream) => Promise<Node
       upstream.delayMs = 300;
       const key = freshKey();
       const first = post(nodes.a, key, body());
-      await Bun.sleep(80);
+      await untilReceived(upstream);
       expect((await post(nodes.b, key, body("other"))).status).toBe(409);
       expect((await first).status).toBe(200);
       expect(upstream.bodies).toHaveLength(1);
