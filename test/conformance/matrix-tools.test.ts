@@ -50,6 +50,31 @@ function secondTurn(adapter: AdapterId, stream: boolean, first: Seen): Conversat
   };
 }
 
+/** The reasoning family each adapter's reasoning is tagged with (the openai fixture is Claude behind OpenRouter). */
+const REASONING_FORMAT: Record<AdapterId, string> = {
+  openai: "anthropic-claude-v1",
+  "openai-responses": "openai-responses-v1",
+  anthropic: "anthropic-claude-v1",
+  gemini: "google-gemini-v1",
+};
+
+/**
+ * Issue 17 item 11: a Responses reasoning item always has a summary (the AI SDK reads only that), and every chat
+ * `reasoning_details` entry carries its family in `format` (the OpenRouter AI SDK provider keeps only those).
+ */
+function expectReasoningFields(format: string, adapter: AdapterId, first: Seen, reasoning: string): void {
+  if (format === "responses") {
+    const items = (first.replay as Array<Record<string, unknown>>).filter((item) => item.type === "reasoning");
+    const summaries = items.map((item) => (item.summary as Array<{ type: string; text: string }>).map((s) => s.text).join(""));
+    expect(summaries.join("")).toBe(reasoning);
+  }
+  if (format === "chat") {
+    const details = ((first.replay[0] as Record<string, unknown>).reasoning_details as Array<{ format?: string }> | undefined) ?? [];
+    expect(details.length).toBeGreaterThan(0);
+    expect(details.map((d) => d.format)).toEqual(details.map(() => REASONING_FORMAT[adapter]));
+  }
+}
+
 /** The call and its result as the upstream received them on turn 2 (ids where the upstream has ids). */
 function expectCallAndResult(adapter: AdapterId, view: UpstreamView, callId: string): void {
   const call = view.items.find((i) => i.kind === "call");
@@ -136,6 +161,7 @@ for (const cell of allCells()) {
       const first = await send(c.gw, format, firstTurn(adapter, stream));
       expect(first.error).toBeUndefined();
       expect(first.reasoning).toBe(expected.reasoning as string);
+      expectReasoningFields(format, adapter, first, expected.reasoning as string);
       expect(first.finish).toBe("tool_calls");
       expect(args(first.toolCalls[0]?.arguments ?? "")).toEqual(expected.toolCalls?.[0]?.arguments);
 
@@ -146,6 +172,8 @@ for (const cell of allCells()) {
       const carry = expected.carry ?? {};
       const reasoning = view.items.filter((i): i is Extract<UpstreamItem, { kind: "reasoning" }> => i.kind === "reasoning");
       if (carry.signature !== undefined) expect(reasoning.map((r) => r.signature)).toContain(carry.signature);
+      // Once: a Responses item's summary that repeats its text is not sent as a second copy.
+      if (adapter === "anthropic" || adapter === "openai") expect(reasoning.map((r) => r.text)).toEqual([expected.reasoning as string]);
       if (carry.encrypted !== undefined) expect(reasoning).toContainEqual({ kind: "reasoning", id: carry.id as string, encrypted: carry.encrypted });
       // The reasoning goes back in front of the call it preceded.
       const call = view.items.findIndex((i) => i.kind === "call");

@@ -3,6 +3,7 @@ import { errors } from "../../errors.ts";
 import type { CacheMark, Message, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from "../../model/parts.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import { dataFilePart, urlImagePart } from "../shared/parts.ts";
+import { UNKNOWN_REASONING_FORMAT } from "./reasoning-details.ts";
 import type { ChatMessage, ChatReasoningDetail, ChatTextContent, ChatUserContentPart } from "./schema-messages.ts";
 import { serverToolPartOf } from "./server-tool-calls.ts";
 
@@ -166,7 +167,8 @@ export function reasoningParts(details: readonly ChatReasoningDetail[]): Reasoni
 function newReasoningPart(detail: ChatReasoningDetail, parts: ReasoningPart[]): ReasoningPart {
   const part: ReasoningPart = { type: "reasoning", text: "" };
   if (detail.id) part.id = detail.id;
-  if (detail.format) part.format = detail.format;
+  // `unknown` is what the encoder writes for reasoning of no named family (reasoning-details.ts): no family here.
+  if (detail.format && detail.format !== UNKNOWN_REASONING_FORMAT) part.format = detail.format;
   parts.push(part);
   return part;
 }

@@ -1,12 +1,19 @@
 /** Canonical reasoning parts → chat `reasoning_details` items (spec "Chat-completions result body"). */
 import type { ReasoningPart } from "../../model/parts.ts";
 
-/** Fields every detail item may carry: the upstream item id, its family, and its position in the list. */
+/** Fields every detail item carries: the upstream item id (when known), its family, and its position in the list. */
 interface DetailCommon {
   id?: string;
-  format?: string;
+  format: string;
   index: number;
 }
+
+/**
+ * The family of reasoning no upstream named (the openai adapter's plain `reasoning` text, the simulator): OpenRouter's
+ * own value for it. Every item carries a `format`, because the OpenRouter AI SDK provider keeps — and sends back on the
+ * next turn — only items that have one (issue 17 item 11). Decoding reads it back as "no family" (decode-messages.ts).
+ */
+export const UNKNOWN_REASONING_FORMAT = "unknown";
 
 /** One `reasoning_details` item; `index` identifies the item across stream deltas. */
 export type ReasoningDetailOut =
@@ -14,11 +21,10 @@ export type ReasoningDetailOut =
   | (DetailCommon & { type: "reasoning.summary"; summary: string })
   | (DetailCommon & { type: "reasoning.encrypted"; data: string });
 
-/** The `id`/`format` a part's items share (omitted when unknown, never invented). */
+/** The `id`/`format` a part's items share: the id when known (never invented), the family or `unknown`. */
 export function detailCommon(part: { id?: string; format?: string }, index: number): DetailCommon {
-  const common: DetailCommon = { index };
+  const common: DetailCommon = { index, format: part.format ?? UNKNOWN_REASONING_FORMAT };
   if (part.id !== undefined) common.id = part.id;
-  if (part.format !== undefined) common.format = part.format;
   return common;
 }
 

@@ -199,7 +199,9 @@ function serverToolPart(item: ServerToolItem): Part {
 function reasoningPart(item: ReasoningItem): ReasoningPart {
   const text = (item.content ?? []).map((entry) => entry.text).join("\n");
   const part: ReasoningPart = { type: "reasoning", text };
-  if (item.summary && item.summary.length > 0) part.summary = item.summary.map((entry) => entry.text);
+  const summary = (item.summary ?? []).map((entry) => entry.text);
+  // A summary that is the reasoning text itself is the copy our own items carry (output-items.ts), not a second text.
+  if (summary.length > 0 && !(text !== "" && summary.join("\n") === text)) part.summary = summary;
   if (typeof item.signature === "string") part.signature = item.signature;
   if (typeof item.encrypted_content === "string") part.encrypted = item.encrypted_content;
   if (typeof item.id === "string" && item.id !== "" && !isGatewayItemId(item.id)) part.id = item.id;

@@ -50,18 +50,29 @@ export function messageItem(id: string, content: Array<Record<string, unknown>>,
   return { id, type: "message", role: "assistant", status, content };
 }
 
-/** Reasoning item: summaries as `summary_text`, raw text as `reasoning_text`, opaque state carried for round trips. */
+/**
+ * Reasoning item: summaries as `summary_text`, raw text as `reasoning_text`, opaque state carried for round trips.
+ * Reasoning with text but no summary of its own (Anthropic, Gemini, chat upstreams) shows the text as its summary
+ * too: clients such as the AI SDK read only `summary` (issue 17 item 11). Decoding drops such a copy again
+ * (decode-input.ts), so the text goes upstream once.
+ */
 export function reasoningItem(id: string, part: ReasoningPart): OutputItem {
   const item: OutputItem = {
     id,
     type: "reasoning",
-    summary: (part.summary ?? []).map((text) => ({ type: "summary_text", text })),
+    summary: summaryTexts(part).map((text) => ({ type: "summary_text", text })),
   };
   if (part.text !== "") item.content = [{ type: "reasoning_text", text: part.text }];
   if (part.encrypted !== undefined) item.encrypted_content = part.encrypted;
   if (part.signature !== undefined) item.signature = part.signature;
   if (part.format !== undefined) item.format = part.format;
   return item;
+}
+
+/** The part's own summaries, or its reasoning text standing in for them. */
+export function summaryTexts(part: ReasoningPart): string[] {
+  if (part.summary !== undefined && part.summary.length > 0) return part.summary;
+  return part.text === "" ? [] : [part.text];
 }
 
 /** function_call item: `call_id` is what the client echoes back with its `function_call_output`. */

@@ -11,6 +11,7 @@ import type { ImagePart, Part, ReasoningPart, ServerToolPart, ToolCallPart } fro
 import type { Cost } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
 import { functionCallItem, imageGenerationItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, type ItemStatus } from "./output-items.ts";
+import { warnAudioDropped } from "./encode.ts";
 import { inProgressObject, resultObject, terminalStatus } from "./response-object.ts";
 
 interface Content {
@@ -22,7 +23,8 @@ interface Content {
   open: boolean;
 }
 interface MessageItem { kind: "message"; outputIndex: number; id: string; contents: Content[]; accepting: boolean; open: boolean }
-interface ReasoningItem { kind: "reasoning"; outputIndex: number; id: string; part: ReasoningPart; summaryOpen: boolean; summaryText: string; textOpen: boolean; open: boolean }
+/** `mirrored`: the summary part repeats the reasoning text, the item having no summary of its own (output-items.ts). */
+interface ReasoningItem { kind: "reasoning"; outputIndex: number; id: string; part: ReasoningPart; summaryOpen: boolean; summaryText: string; mirrored: boolean; textOpen: boolean; open: boolean }
 interface CallItem { kind: "call"; outputIndex: number; id: string; part: ToolCallPart; open: boolean }
 /** A server tool the gateway runs; `part` is the builder's, so it holds the result once the end event arrived. */
 interface ServerToolItem { kind: "server-tool"; outputIndex: number; id: string; part: ServerToolPart; open: boolean }
@@ -109,6 +111,10 @@ export class ResponsesStreamWriter {
         break;
       case "image":
         if (created?.type === "image") this.onImage(created);
+        break;
+      case "audio":
+        // Responses has no audio output item: dropped, with a warning for its first piece (see encode.ts).
+        if (created?.type === "audio") warnAudioDropped(this.ctx.request.warnings);
         break;
       case "error":
         this.terminal();
@@ -239,7 +245,7 @@ export class ResponsesStreamWriter {
       item = { kind: "server-tool", outputIndex, id: part.id, part, open: true };
       this.emit({ type: "response.output_item.added", output_index: outputIndex, item: serverToolItem(part, true) });
     } else if (part.type === "reasoning") {
-      item = { kind: "reasoning", outputIndex, id: itemIds.reasoning(this.ctx.generationId, outputIndex, part.id), part, summaryOpen: false, summaryText: "", textOpen: false, open: true };
+      item = { kind: "reasoning", outputIndex, id: itemIds.reasoning(this.ctx.generationId, outputIndex, part.id), part, summaryOpen: false, summaryText: "", mirrored: false, textOpen: false, open: true };
       this.emit({ type: "response.output_item.added", output_index: outputIndex, item: { id: item.id, type: "reasoning", summary: [] } });
     } else return;
     this.items.push(item);
@@ -270,12 +276,9 @@ export class ResponsesStreamWriter {
     const item = slot.item;
     const at = { item_id: item.id, output_index: item.outputIndex };
     if (event.kind === "summary") {
-      if (!item.summaryOpen) {
-        item.summaryOpen = true;
-        this.emit({ type: "response.reasoning_summary_part.added", ...at, summary_index: 0, part: { type: "summary_text", text: "" } });
-      }
-      item.summaryText += event.delta;
-      this.emit({ type: "response.reasoning_summary_text.delta", ...at, summary_index: 0, delta: event.delta });
+      // A summary of its own after mirrored text (no upstream sends both in one item) continues the same part.
+      item.mirrored = false;
+      this.summaryDelta(item, event.delta);
       return;
     }
     if (!item.textOpen) {
@@ -283,6 +286,19 @@ export class ResponsesStreamWriter {
       this.emit({ type: "response.content_part.added", ...at, content_index: 0, part: { type: "reasoning_text", text: "" } });
     }
     this.emit({ type: "response.reasoning_text.delta", ...at, content_index: 0, delta: event.delta });
+    // Reasoning text with no summary (so far) is streamed as the summary too, as the finished item shows it.
+    if (!item.summaryOpen) item.mirrored = true;
+    if (item.mirrored) this.summaryDelta(item, event.delta);
+  }
+
+  private summaryDelta(item: ReasoningItem, delta: string): void {
+    const at = { item_id: item.id, output_index: item.outputIndex };
+    if (!item.summaryOpen) {
+      item.summaryOpen = true;
+      this.emit({ type: "response.reasoning_summary_part.added", ...at, summary_index: 0, part: { type: "summary_text", text: "" } });
+    }
+    item.summaryText += delta;
+    this.emit({ type: "response.reasoning_summary_text.delta", ...at, summary_index: 0, delta });
   }
 
   private closeSlot(partId: string): void {

@@ -53,7 +53,8 @@ function fromResult(result: Json, seen: Seen): Seen {
     } else if (item.type === "reasoning") {
       const summary = ((item.summary as Json[] | undefined) ?? []).map((s) => s.text as string).join("");
       const text = ((item.content as Json[] | undefined) ?? []).map((c) => c.text as string).join("");
-      seen.reasoning += text + summary;
+      // The raw text when there is one, else the summary: an item with raw text carries it as its summary too.
+      seen.reasoning += text !== "" ? text : summary;
     } else if (item.type === "function_call") {
       seen.toolCalls.push({ id: item.call_id as string, name: item.name as string, arguments: item.arguments as string });
     }

@@ -130,6 +130,14 @@ describe("assistant and tool messages", () => {
     });
   });
 
+  test("format `unknown` (what the encoder writes for reasoning of no named family) decodes to no family (issue 17 item 11)", () => {
+    const request = decodeMessages([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a", reasoning_details: [{ type: "reasoning.text", text: "hmm", format: "unknown", index: 0 }] },
+    ]);
+    expect(request.messages[1]?.parts[0]).toEqual({ type: "reasoning", text: "hmm" });
+  });
+
   test("plain `reasoning`, content parts with refusal, and empty content", () => {
     const request = decodeMessages([
       { role: "user", content: "q" },

@@ -88,7 +88,7 @@ describe("streamResponses", () => {
     expect(raw.at(-1)).toBe("data: [DONE]\n\n");
   });
 
-  test("reasoning text kind uses reasoning_text events under content part 0", async () => {
+  test("reasoning text kind uses reasoning_text events under content part 0, mirrored as the summary (issue 17 item 11)", async () => {
     const list = await frames([
       { type: "start", id: "r", model: "m", provider: "p", created: 1 },
       { type: "reasoning-start", id: "r1" },
@@ -100,13 +100,20 @@ describe("streamResponses", () => {
       "response.output_item.added@0",
       "response.content_part.added@0/0",
       "response.reasoning_text.delta@0/0",
+      // No summary of its own: clients that read only summaries (the AI SDK) get the text there.
+      "response.reasoning_summary_part.added@0#0",
+      "response.reasoning_summary_text.delta@0#0",
+      "response.reasoning_summary_text.done@0#0",
+      "response.reasoning_summary_part.done@0#0",
       "response.reasoning_text.done@0/0",
       "response.content_part.done@0/0",
       "response.output_item.done@0",
       "response.completed",
     ]);
     expect(list[3]?.data.part).toEqual({ type: "reasoning_text", text: "" });
-    expect(list[7]?.data.item).toEqual({ id: "rs_gw_gen-1_0", type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: "think" }], signature: "sig" });
+    expect(list[6]?.data.delta).toBe("think");
+    expect(list[8]?.data.part).toEqual({ type: "summary_text", text: "think" });
+    expect(list[11]?.data.item).toEqual({ id: "rs_gw_gen-1_0", type: "reasoning", summary: [{ type: "summary_text", text: "think" }], content: [{ type: "reasoning_text", text: "think" }], signature: "sig" });
   });
 
   test("finish length → message closed incomplete, then response.incomplete", async () => {
