@@ -103,6 +103,22 @@ for (const cell of allCells()) {
       expect(seen.usage?.cost).toBeGreaterThan(0);
     });
 
+    if (format === "chat" && stream) {
+      // Issue 17 item 8: the usage always comes, as OpenRouter sends it; without include_usage on the finish chunk.
+      test("usage without stream_options.include_usage: on the finish chunk, the same as with it", async () => {
+        const usage = fixture(adapter, "text").expect.usage!;
+        c.fake.enqueue(replyOf(adapter, "text", stream));
+        const seen = await send(c.gw, format, { model: MODEL[adapter], turns: [{ role: "user", text: QUESTION }], stream, extra: { stream_options: undefined } });
+        const chunks = seen.frames.map(frameJson).filter((chunk) => chunk !== undefined) as Array<{ choices: Array<{ finish_reason: string | null }>; usage?: unknown }>;
+        expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true);
+        const finish = chunks.find((chunk) => chunk.choices[0]?.finish_reason !== null);
+        expect(finish?.usage).toBeDefined();
+        expect(chunks.filter((chunk) => chunk.usage !== undefined)).toEqual([finish!]);
+        expect([seen.usage?.input, seen.usage?.cacheRead, seen.usage?.output, seen.usage?.reasoning]).toEqual([usage.input, usage.cacheRead, usage.output, usage.reasoning]);
+        expect(seen.usage?.cost).toBeCloseTo(expectedCost(usage), 12);
+      });
+    }
+
     test("upstream non-2xx before anything was sent: the status and the error envelope", async () => {
       const expected = fixture(adapter, "error").expect;
       c.fake.enqueue(httpErrorReply(adapter, stream));
