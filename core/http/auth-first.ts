@@ -19,13 +19,24 @@ export function hasCredential(request: Request): boolean {
   return credentialOf(request.headers) !== undefined;
 }
 
+/** The key hash of each request whose key was accepted, for the request log line of a refusal after that. */
+const accepted = new WeakMap<Headers, string>();
+
+/** The hash of the key `headers` authenticated with, once that succeeded (never the key itself). */
+export function authenticatedKeyHash(headers: Headers): string | undefined {
+  return accepted.get(headers);
+}
+
 export function oncePerRequest(auth: Authenticator): Authenticator {
   const done = new WeakMap<Headers, Promise<Principal>>();
   return {
     authenticate(headers) {
       let principal = done.get(headers);
       if (principal === undefined) {
-        principal = auth.authenticate(headers);
+        principal = auth.authenticate(headers).then((found) => {
+          accepted.set(headers, found.keyHash);
+          return found;
+        });
         done.set(headers, principal);
       }
       return principal;

@@ -8,6 +8,7 @@ import { toGatewayError } from "../errors.ts";
 import { messagesErrorEnvelope } from "../formats/messages/error-envelope.ts";
 import { envelopeOf, type ErrorEnvelope } from "./envelope.ts";
 import { pathOf } from "./url-path.ts";
+import { noteRefusal } from "../pipeline/request-log.ts";
 
 const MESSAGES_PATH = /\/messages(?:\/count_tokens)?\/*$/;
 
@@ -15,8 +16,10 @@ export function anthropicClient(request: Request): boolean {
   return request.headers.has("anthropic-version") || MESSAGES_PATH.test(pathOf(request.url));
 }
 
+/** The envelope of the edge's refusal of `request`; notes the error type for the request's log line too. */
 export function edgeEnvelope(request: Request, thrown: unknown): ErrorEnvelope {
   const error = toGatewayError(thrown);
+  noteRefusal(request, error.type);
   const envelope = envelopeOf(error);
   return anthropicClient(request) ? messagesErrorEnvelope(envelope, error) : envelope;
 }

@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import { clip, ECHO_MAX_CHARS } from "../http/clip.ts";
 import { pathOf } from "../http/url-path.ts";
+import { authenticatedKeyHash } from "../http/auth-first.ts";
 import type { RequestContext } from "./context.ts";
 
 export function logRequest(ctx: RequestContext, status: number): void {
@@ -26,15 +27,29 @@ export function pipelineLogs(request: Request): void {
   pipelineLogged.add(request);
 }
 
-/** The line of an answer the pipeline did not log; `startedAt` in ms (Date.now()). */
+/** The error type of each request the edge refused (core/http/edge-envelope.ts notes it), so its line says why. */
+const refusals = new WeakMap<Request, string>();
+
+export function noteRefusal(request: Request, errorType: string): void {
+  refusals.set(request, errorType);
+}
+
+/**
+ * The line of an answer the pipeline did not log; `startedAt` in ms (Date.now()). A refusal names its `error_type`
+ * and, when the key was good but the request was not (a body the schema refuses, an unknown preset), the key's hash
+ * prefix as the pipeline's lines do: an operator finds a key's refused requests beside its served ones (issue 17
+ * item 14). Never the key itself nor the query string.
+ */
 export function logEdgeAnswer(logger: Logger, request: Request, response: Response, startedAt: number): void {
   if (pipelineLogged.has(request)) return;
   logger.info(
     {
       id: response.headers.get("x-generation-id") ?? undefined,
+      key: authenticatedKeyHash(request.headers)?.slice(0, 8),
       method: request.method,
       path: clip(pathOf(request.url)),
       status: response.status,
+      error_type: refusals.get(request),
       latency_ms: Date.now() - startedAt,
     },
     "request",
