@@ -112,6 +112,7 @@ export function catalogPeerRoutes(deps: Deps, models: readonly ListedModel[]) {
     // (`/models/acme%2Fmodel-a`: one segment), a hand-written URL has it plain (two). The router takes one parameter
     // name per position, so the one-segment form's `author` is the whole id.
     .get("/models/:author", ({ params }) => listedModel(params.author), {
+      params: t.Object({ author: t.String({ description: "The whole model id, its slash percent-encoded (`acme%2Fmodel-a`)" }) }),
       detail: { summary: "One model, as GET /models lists it (id with its slash percent-encoded)", tags: ["models"] },
     })
     .get("/models/:author/:slug", ({ params }) => listedModel(`${params.author}/${params.slug}`), {

@@ -74,3 +74,8 @@ test("refusals read as the Anthropic SDK's errors: no key, a management key, a b
   expect(unknown).toBeInstanceOf(Anthropic.BadRequestError);
   expect((unknown as ApiError).message).toContain("acme/nope");
 });
+
+test("the OpenAPI document lists the route with the Messages body", async () => {
+  const doc = (await (await fetch(gw.origin + "/docs/json")).json()) as { paths: Record<string, { post?: { requestBody?: unknown } }> };
+  expect(doc.paths["/api/v1/messages/count_tokens"]?.post?.requestBody).toBeDefined();
+});
