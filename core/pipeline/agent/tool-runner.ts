@@ -163,7 +163,9 @@ function parseArguments(text: string): Record<string, unknown> {
 
 /** What the model is handed for a finished call: the result (inline data for the client left out), or `{error}`. */
 export function resultForModel(part: ServerToolPart): string {
-  return JSON.stringify(part.status === "completed" ? forModel(part.result) : { error: part.error ?? "the tool failed" });
+  // A replayed item may carry no result at all (a client sends back only the call): the model sees `null`, never a
+  // missing content that adapters would have to guess about.
+  return JSON.stringify(part.status === "completed" ? forModel(part.result) : { error: part.error ?? "the tool failed" }) ?? "null";
 }
 
 /** Margin over a tool's own time limit, for its bookkeeping after the command was killed. */

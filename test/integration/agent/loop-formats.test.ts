@@ -106,3 +106,20 @@ describe("Messages", () => {
     expect(JSON.parse(String(sent[2]!.content))).toMatchObject({ timezone: "Asia/Kolkata" });
   });
 });
+
+describe("Responses", () => {
+  test("a replayed service:* item without its result goes upstream as a call with a null result, not a 500", async () => {
+    const response = await openai.responses.create({
+      model: MODEL,
+      input: [
+        { role: "user", content: "time?" },
+        { type: "service:datetime", id: "st_1", call_id: "call_1", status: "completed", arguments: "{}" },
+        { role: "user", content: "thanks" },
+      ] as never,
+    });
+    expect(response.status).toBe("completed");
+    const sent = agent.upstream.bodies[0]!.messages as Array<{ role: string; content: unknown }>;
+    expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(sent[2]!.content).toBe("null");
+  });
+});

@@ -25,5 +25,7 @@ describe("forModel", () => {
     const part = { type: "server-tool" as const, id: "st_1", callId: "c1", name: "service:image_generation", arguments: "{}" };
     expect(JSON.parse(resultForModel({ ...part, status: "completed", result: { imageUrl: big } }))).toEqual({ imageUrl: inlineDataNote("image/png", 3000) });
     expect(JSON.parse(resultForModel({ ...part, status: "failed", error: "boom" }))).toEqual({ error: "boom" });
+    // A replayed call without its result (the client kept only the envelope) is a `null` result, not missing content.
+    expect(resultForModel({ ...part, status: "completed" })).toBe("null");
   });
 });
