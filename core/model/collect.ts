@@ -1,7 +1,8 @@
 /** `collect(events)`: folds a canonical event stream into one canonical response (ARCHITECTURE §2). */
 import { toGatewayError } from "../errors.ts";
 import type { EventStream, StreamEvent } from "./events.ts";
-import type { ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "./parts.ts";
+import { joinBase64 } from "./audio.ts";
+import type { AudioPart, ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "./parts.ts";
 import type { CanonicalResponse } from "./response.ts";
 import { emptyUsage } from "./usage.ts";
 
@@ -94,6 +95,16 @@ export class ResponseBuilder {
         const part: ImagePart = { type: "image", url: event.url };
         if (event.mediaType !== undefined) part.mediaType = event.mediaType;
         r.parts.push(part);
+        return;
+      }
+      case "audio": {
+        // Pieces of one audio output share an id (streamed `delta.audio`): each appends to the part the first began.
+        const part = this.partOf<AudioPart>(event.id, "audio", () => ({ type: "audio", data: "" }));
+        if (event.data !== undefined) part.data = joinBase64(part.data, event.data);
+        if (event.transcript !== undefined) part.transcript = (part.transcript ?? "") + event.transcript;
+        if (event.format !== undefined) part.format = event.format;
+        if (event.audioId !== undefined) part.id = event.audioId;
+        if (event.expiresAt !== undefined) part.expiresAt = event.expiresAt;
         return;
       }
       case "server-tool-start": {

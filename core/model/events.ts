@@ -22,6 +22,11 @@ export type StreamEvent =
   | { type: "refusal-delta"; id: string; delta: string }
   /** A whole image the model generated (image output arrives complete, never in pieces); `url` is data: or http(s). */
   | { type: "image"; id: string; url: string; mediaType?: string }
+  /**
+   * A piece of audio the model spoke. Streamed audio arrives in pieces (chat `delta.audio`): pieces with the same `id`
+   * append `data` (base64) and `transcript`; the other fields, sent once, describe the whole. Whole audio is one piece.
+   */
+  | { type: "audio"; id: string; data?: string; transcript?: string; format?: string; audioId?: string; expiresAt?: number }
   /** The gateway starts running a server tool the model called (a Responses `output_item.added` in_progress). */
   | { type: "server-tool-start"; id: string; callId: string; name: string; arguments: string }
   /**

@@ -97,7 +97,24 @@ export interface ServerToolPart {
   error?: string;
 }
 
-export type Part = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | RefusalPart | ServerToolPart;
+/**
+ * Audio the model spoke (chat `message.audio`, Gemini `inlineData` audio): base64 bytes, the spoken text when the
+ * upstream gave it, and OpenAI's id / expiry, which a client sends back (`audio: {id}`) to refer to it on a later turn.
+ */
+export interface AudioPart {
+  type: "audio";
+  /** Base64 of the audio bytes. */
+  data: string;
+  /** `wav`, `mp3`, `pcm16`, … when known (chat's own `format`, or read from Gemini's MIME type). */
+  format?: string;
+  transcript?: string;
+  /** Upstream audio id (`audio_…`). */
+  id?: string;
+  /** Unix seconds after which the upstream forgets `id`. */
+  expiresAt?: number;
+}
+
+export type Part = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | RefusalPart | ServerToolPart | AudioPart;
 
 export type Role = "user" | "assistant" | "tool";
 

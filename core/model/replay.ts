@@ -56,6 +56,16 @@ export async function* eventsFromResponse(response: CanonicalResponse): AsyncGen
         // In an output an image part is one the model generated (image output).
         yield part.mediaType === undefined ? { type: "image", id, url: part.url } : { type: "image", id, url: part.url, mediaType: part.mediaType };
         break;
+      case "audio": {
+        // Whole audio is one piece (see the `audio` event).
+        const piece: Extract<StreamEvent, { type: "audio" }> = { type: "audio", id, data: part.data };
+        if (part.transcript !== undefined) piece.transcript = part.transcript;
+        if (part.format !== undefined) piece.format = part.format;
+        if (part.id !== undefined) piece.audioId = part.id;
+        if (part.expiresAt !== undefined) piece.expiresAt = part.expiresAt;
+        yield piece;
+        break;
+      }
       default:
         // Inputs (files, tool results) never appear in an upstream's output.
         break;

@@ -63,6 +63,9 @@ function partTokens(part: Part, measure: Measure): number {
         : part.content.reduce((sum, inner) => sum + (inner.type === "text" ? measure(inner.text) : IMAGE_TOKENS), 0);
     case "server-tool":
       return measure(part.name) + measure(part.arguments) + measure(part.error ?? JSON.stringify(part.result ?? null));
+    case "audio":
+      // Audio the model spoke, replayed: what it said is the nearest measure the gateway has.
+      return measure(part.transcript ?? "");
   }
 }
 

@@ -2,10 +2,11 @@
  * Gemini responses (a whole reply or streamed chunks) → canonical events. One translator serves both paths, so a
  * non-streamed reply is exactly `collect()` of the same events.
  *
- * Gemini's parts: text, `thought: true` text (reasoning summaries), and `functionCall` (no call id: stable ids
- * `call_<n>` are made up). A `thoughtSignature` may sit on any part; it becomes a Gemini reasoning part placed
- * right before the part that carried it (or on the thoughts just before it), so `contents.ts` can put it back on
- * the same part next turn. A signature on the continuation of a text answer is kept for the end of the turn.
+ * Gemini's parts: text, `thought: true` text (reasoning summaries), generated images and audio (`inlineData`,
+ * ./media.ts) and `functionCall` (no call id: stable ids `call_<n>` are made up). A `thoughtSignature` may sit on
+ * any part; it becomes a Gemini reasoning part placed right before the part that carried it (or on the thoughts
+ * just before it), so `contents.ts` can put it back on the same part next turn. A signature on the continuation of
+ * a text answer is kept for the end of the turn.
  */
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { Finish, FinishReason } from "../../core/model/response.ts";
@@ -14,6 +15,7 @@ import type { Warning } from "../../core/model/warnings.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import { GEMINI_REASONING_FORMAT } from "./contents.ts";
+import { mediaEvent } from "./media.ts";
 import type { GeminiPart, GeminiResponse, GeminiUsage } from "./wire.ts";
 
 const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
@@ -145,6 +147,14 @@ export class GeminiTranslator {
       return;
     }
     if (signature !== undefined) yield* this.placeSignature(signature);
+    // Generated images and speech: whole parts of their own, between the text around them.
+    const media = part.inlineData ? mediaEvent(part.inlineData, `media-${this.blocks}`) : undefined;
+    if (media !== undefined) {
+      this.blocks++;
+      yield* this.close();
+      yield media;
+      return;
+    }
     const kind = Object.keys(part).find((key) => key !== "thoughtSignature") ?? "empty";
     warnUnsupported(this.warnings, `response.${kind}`, `Gemini returned a ${kind} part, which the gateway cannot relay; it was dropped`);
   }

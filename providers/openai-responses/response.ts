@@ -7,6 +7,7 @@ import type { ProviderCall } from "../../core/registry/provider.ts";
 import { RESPONSES_REASONING_FORMAT } from "./input.ts";
 import { unexpectedBody } from "../shared/http.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
+import { imageFromItem } from "./image-item.ts";
 import { webSearchPart, withWebSearches } from "./web-search.ts";
 import type { WireOutputItem, WireResponse } from "./wire.ts";
 
@@ -57,6 +58,12 @@ export function partsFromOutput(output: WireOutputItem[], call: ProviderCall, wa
       case "web_search_call":
         parts.push(webSearchPart(item, () => call.helpers.id("ws")));
         break;
+      case "image_generation_call": {
+        const image = imageFromItem(item);
+        if (image !== undefined) parts.push(image);
+        else warnings.push({ code: "unsupported_output", field: `output[${index}]`, message: `upstream image_generation_call (status ${item.status ?? "unknown"}) had no image` });
+        break;
+      }
       default:
         warnings.push({ code: "unsupported_output", field: `output[${index}]`, message: `upstream output item of type ${item.type} was dropped` });
     }

@@ -5,6 +5,7 @@
  * only send the finished item in `response.output_item.done` still produce complete parts.
  */
 import type { StreamEvent } from "../../core/model/events.ts";
+import { imageFromItem } from "./image-item.ts";
 import { reasoningFromItem, toolCallFromItem } from "./response.ts";
 import { hasAction, webSearchId, webSearchOutcome, webSearchStart } from "./web-search.ts";
 import type { WireOutputItem, WireStreamEvent } from "./wire.ts";
@@ -140,7 +141,8 @@ export class StreamItems {
         state.announced = true;
         out.push(webSearchStart(item, state.partId));
       }
-    } else if (item.type !== "message") this.onUnsupported(item.type);
+    } else if (item.type !== "message" && item.type !== "image_generation_call") this.onUnsupported(item.type);
+    // An image is shown whole when its item is done (`result`); partial images before that are only previews.
     this.items.set(index, state);
   }
 
@@ -210,6 +212,9 @@ export class StreamItems {
         this.webSearches++;
         out.push({ type: "server-tool-end", id: state.partId, ...webSearchOutcome(item) });
       }
+    } else if (state.type === "image_generation_call") {
+      const image = item ? imageFromItem(item) : undefined;
+      if (image !== undefined) out.push({ type: "image", id: state.partId, url: image.url, mediaType: image.mediaType ?? "image/png" });
     }
     state.open = false;
   }

@@ -122,6 +122,9 @@ export interface WireOutputItem {
   arguments?: string;
   // web_search_call: `{type: search, query, sources?}`, `{type: open_page, url}` or `{type: find, url, pattern}`
   action?: { type?: string; query?: string; url?: string; pattern?: string; sources?: unknown[] } | null;
+  // image_generation_call: the image's base64 and its format (`png`, `jpeg`, `webp`)
+  result?: string | null;
+  output_format?: string | null;
 }
 
 /** A failed result's `error`. */

@@ -5,13 +5,15 @@ import { emptyUsage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
 import { unexpectedBody } from "../shared/http.ts";
+import { mediaTypeOf } from "../../core/formats/shared/parts.ts";
+import { audioPartOf } from "./audio.ts";
 import { mapFinish } from "./finish.ts";
 import { reasoningParts } from "./reasoning.ts";
 import { mapUsage } from "./usage.ts";
 import type { ChatCompletion } from "./wire.ts";
 
 /**
- * Parts in canonical order: reasoning, text, images, tool calls, refusal. A 200 body carrying `error` (OpenRouter does this
+ * Parts in canonical order: reasoning, text, images, audio, tool calls, refusal. A 200 body carrying `error` (OpenRouter does this
  * when the provider failed after accepting) is thrown as the mapped error, like a non-2xx reply.
  */
 export function fromChatCompletion(body: ChatCompletion, call: ProviderCall): CanonicalResponse {
@@ -30,8 +32,12 @@ export function fromChatCompletion(body: ChatCompletion, call: ProviderCall): Ca
   // Generated images (OpenRouter-style image output, `message.images[].image_url.url`) follow the text.
   for (const image of message.images ?? []) {
     const url = image?.image_url?.url;
-    if (typeof url === "string" && url !== "") parts.push({ type: "image", url });
+    if (typeof url !== "string" || url === "") continue;
+    const mediaType = mediaTypeOf(url);
+    parts.push(mediaType === undefined ? { type: "image", url } : { type: "image", url, mediaType });
   }
+  const audio = audioPartOf(message.audio);
+  if (audio !== undefined) parts.push(audio);
   for (const wireCall of message.tool_calls ?? []) {
     parts.push({
       type: "tool-call",

@@ -5,7 +5,9 @@
  * encoders that need sequential blocks (Messages) get them. OpenAI and the compatible servers stream parallel tool
  * calls one after another (index 0 complete, then index 1), which this relies on.
  */
+import { mediaTypeOf } from "../../core/formats/shared/parts.ts";
 import type { StreamEvent } from "../../core/model/events.ts";
+import { audioPieceOf } from "./audio.ts";
 import type { WireMessageOut, WireReasoningDetail, WireToolCallOut } from "./wire.ts";
 
 type Block =
@@ -69,8 +71,12 @@ export class PartTracker {
       if (typeof url !== "string" || url === "") continue;
       // An image is a block of its own: text after it starts a new part, as it does after a tool call.
       this.close(out);
-      out.push({ type: "image", id: `image_${this.images++}`, url });
+      const mediaType = mediaTypeOf(url);
+      out.push(mediaType === undefined ? { type: "image", id: `image_${this.images++}`, url } : { type: "image", id: `image_${this.images++}`, url, mediaType });
     }
+    // Audio pieces need no block of their own: they append to the message's one audio, whatever else is open.
+    const audio = audioPieceOf(delta.audio, "audio_0");
+    if (audio !== undefined) out.push(audio);
     return out;
   }
 

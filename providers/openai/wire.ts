@@ -119,6 +119,17 @@ export interface WireMessageOut {
   annotations?: unknown[] | null;
   /** Generated images (OpenRouter-style image output): whole in a message, one or more per delta in a stream. */
   images?: WireImageOut[] | null;
+  /** Spoken output (`modalities` with `audio`): whole in a message, in pieces in a stream (./audio.ts). */
+  audio?: WireAudioOut | null;
+}
+
+/** `message.audio` / `delta.audio`. */
+export interface WireAudioOut {
+  id?: string | null;
+  data?: string | null;
+  transcript?: string | null;
+  expires_at?: number | null;
+  format?: string | null;
 }
 
 /** One generated image of a message or delta: `image_url.url` is a `data:` URL or an http(s) URL. */

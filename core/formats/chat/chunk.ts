@@ -1,7 +1,7 @@
 /** Shapes of `chat.completion.chunk` frames (OpenAI's streaming shape; reference b10 for the in-band error). */
 import type { AlignmentReport } from "../../model/response.ts";
 import type { ChatError } from "./error.ts";
-import type { ChatLogprobs } from "./encode.ts";
+import type { ChatAudioOut, ChatLogprobs } from "./encode.ts";
 import type { ChatFinishReason } from "./finish.ts";
 import type { ReasoningDetailOut } from "./reasoning-details.ts";
 import type { ChatServerToolCallDelta } from "./server-tool-calls.ts";
@@ -28,6 +28,8 @@ export interface ChatDelta {
   annotations?: unknown[];
   /** Generated images (image output), each whole in one delta; a client appends them to `message.images`. */
   images?: Array<{ type: "image_url"; image_url: { url: string }; index: number }>;
+  /** A piece of the audio the model speaks; a client appends `data` and `transcript` (OpenAI's streamed audio). */
+  audio?: ChatAudioOut;
 }
 
 /** The single choice of a chunk (the gateway always returns one choice). */

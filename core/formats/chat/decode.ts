@@ -101,11 +101,11 @@ function decodeCache(req: ChatRequest): CanonicalRequest["cache"] {
   return Object.keys(cache).length > 0 ? cache : undefined;
 }
 
-/** Fields with no canonical slot that a same-family adapter passes on: `prediction`, `top_a` and `image_config`. */
+/** Fields with no canonical slot that a same-family adapter passes on: `prediction`, `top_a`, `image_config`, `audio`. */
 function decodePassthrough(req: ChatRequest): Record<string, unknown> | undefined {
   const passthrough = assignDefined<Record<string, unknown>>(
     {},
-    { prediction: req.prediction, top_a: req.top_a, image_config: req.image_config },
+    { prediction: req.prediction, top_a: req.top_a, image_config: req.image_config, audio: req.audio ?? undefined },
   );
   return Object.keys(passthrough).length > 0 ? passthrough : undefined;
 }

@@ -1,6 +1,7 @@
 /** Canonical response → `chat.completion` body (spec "Chat-completions result body"; also batch result bodies). */
 import type { EncodeContext } from "../format.ts";
-import type { ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "../../model/parts.ts";
+import { mergeAudio } from "../../model/audio.ts";
+import type { AudioPart, ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "../../model/parts.ts";
 import { chatAnnotations } from "./annotations.ts";
 import type { AlignmentReport, CanonicalResponse } from "../../model/response.ts";
 import { chatError, type ChatError } from "./error.ts";
@@ -29,6 +30,28 @@ export interface ChatMessageOut {
   server_tool_calls?: ChatServerToolCallOut[];
   annotations?: unknown[];
   images?: Array<{ type: "image_url"; image_url: { url: string } }>;
+  /** Audio the model spoke (OpenAI's `message.audio`; `format` when known, as OpenRouter adds it). */
+  audio?: ChatAudioOut;
+}
+
+/** `message.audio` / `delta.audio`: in a stream each field may come in its own delta (`data`, `transcript` append). */
+export interface ChatAudioOut {
+  id?: string;
+  data?: string;
+  transcript?: string;
+  expires_at?: number;
+  format?: string;
+}
+
+/** Chat's audio object for an audio part (or a piece of one: only the fields it has). */
+export function chatAudio(audio: Omit<AudioPart, "type" | "data"> & { data?: string }): ChatAudioOut {
+  const out: ChatAudioOut = {};
+  if (audio.id !== undefined) out.id = audio.id;
+  if (audio.data !== undefined) out.data = audio.data;
+  if (audio.transcript !== undefined) out.transcript = audio.transcript;
+  if (audio.expiresAt !== undefined) out.expires_at = audio.expiresAt;
+  if (audio.format !== undefined) out.format = audio.format;
+  return out;
 }
 
 /** Chat `logprobs` of a choice. */
@@ -107,6 +130,9 @@ export function chatMessage(parts: readonly Part[]): ChatMessageOut {
   const annotations = messageAnnotations(texts);
   if (annotations.length > 0) message.annotations = annotations;
   if (images.length > 0) message.images = images.map((image) => ({ type: "image_url", image_url: { url: image.url } }));
+  // One `message.audio`: audio of several turns is joined, as their text is.
+  const audio = mergeAudio(ofType(parts, "audio"));
+  if (audio !== undefined) message.audio = chatAudio(audio);
   return message;
 }
 

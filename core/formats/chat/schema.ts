@@ -106,6 +106,8 @@ export const ChatRequestSchema = Type.Object(
       ),
     ),
     modalities: Type.Optional(Nullable(Type.Array(StringEnum(["text", "image", "audio"])))),
+    /** OpenAI's spoken-output settings, required beside `modalities: ["audio"]`; passed to chat upstreams as sent. */
+    audio: Type.Optional(Nullable(Type.Object({ voice: Type.Unknown(), format: Type.String() }, Open))),
     reasoning: Type.Optional(ReasoningConfigSchema),
     reasoning_effort: Type.Optional(Nullable(ReasoningEffortSchema)),
     metadata: opt(R.Metadata()),

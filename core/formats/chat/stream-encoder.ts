@@ -8,6 +8,7 @@ import type { StreamEvent } from "../../model/events.ts";
 import type { AlignmentReport, Finish } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import { chatAnnotations } from "./annotations.ts";
+import { chatAudio } from "./encode.ts";
 import type { ChatChunk, ChatDelta } from "./chunk.ts";
 import { chatError } from "./error.ts";
 import { chatFinishReason, nativeFinishReason } from "./finish.ts";
@@ -103,6 +104,10 @@ export class ChatStreamEncoder {
         return event.delta === "" ? [] : [this.choiceChunk({ refusal: event.delta })];
       case "image":
         return [this.choiceChunk({ images: [{ type: "image_url", image_url: { url: event.url }, index: this.images++ }] })];
+      case "audio": {
+        const audio = chatAudio({ ...event, id: event.audioId });
+        return Object.keys(audio).length === 0 ? [] : [this.choiceChunk({ audio })];
+      }
       case "server-tool-start": {
         const index = this.serverTools.size;
         this.serverTools.set(event.id, { index, name: event.name, running: true });

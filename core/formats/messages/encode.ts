@@ -6,6 +6,7 @@ import type { EncodeContext } from "../format.ts";
 import { containerField } from "./container-field.ts";
 import { isAnthropicReasoning, signatureFor } from "./reasoning-token.ts";
 import { citationsOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
+import { imageBlockOf } from "./image-block.ts";
 import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
 
 /** Text of a reasoning part as one `thinking` string (raw reasoning, then any summaries). */
@@ -21,7 +22,7 @@ export function thinkingBlockOf(part: ReasoningPart): Record<string, unknown> {
 }
 
 /**
- * Builds the result. What Messages cannot show (image or file output, invalid tool input) is recorded on
+ * Builds the result. What Messages cannot show (audio or file output, invalid tool input) is recorded on
  * `ctx.request.warnings`: the list `service_metadata` reports (the encoder is given no other sink).
  */
 export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeContext): Record<string, unknown> {
@@ -53,6 +54,12 @@ export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeCon
         if (hasResultBlock(part)) content.push(serverToolResultBlock(part));
         return;
       }
+      case "image":
+        content.push(imageBlockOf(part));
+        return;
+      case "audio":
+        warn(warnings, "unsupported_field", `content[${i}]`, "Audio output cannot be shown in a Messages result and was dropped");
+        return;
       case "refusal":
         // Messages has no refusal block: the text is shown and the stop reason says it was a refusal.
         refusal += part.text;

@@ -20,6 +20,7 @@ import type { EncodeContext } from "../format.ts";
 import { containerField } from "./container-field.ts";
 import { signatureFor } from "./reasoning-token.ts";
 import { anthropicErrorType, citationsOf, deltaUsageOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
+import { imageBlockOf } from "./image-block.ts";
 import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
 
 /** Keep-alive frame Anthropic itself sends; the SDK skips it. */
@@ -34,7 +35,7 @@ type StartEvent = Extract<StreamEvent, { type: "start" }>;
 
 interface Block {
   index: number;
-  kind: "text" | "thinking" | "tool_use" | "server_tool";
+  kind: "text" | "thinking" | "tool_use" | "server_tool" | "image";
   text: string;
 }
 
@@ -66,6 +67,8 @@ class MessagesStreamState {
   private refusal = "";
   /** Server tool calls not yet fully shown, oldest first. */
   private readonly serverCalls: ServerCall[] = [];
+  /** Audio outputs already warned about (their pieces share an id). */
+  private readonly audioWarned = new Set<string>();
 
   constructor(private readonly ctx: EncodeContext) {}
 
@@ -141,8 +144,15 @@ class MessagesStreamState {
         return;
       }
       case "image":
-        // Messages has no image output block (the result encoder drops image parts the same way).
-        warn(this.ctx.request.warnings, "unsupported_field", "content", "A generated image cannot be shown in a Messages result and was dropped");
+        // Whole, in its start frame (an image arrives complete; there is no image delta).
+        yield* this.open(event.id, "image", imageBlockOf(event));
+        yield* this.close(event.id);
+        return;
+      case "audio":
+        // Messages has no audio block (the result encoder drops audio parts the same way); one warning per audio.
+        if (this.audioWarned.has(event.id)) return;
+        this.audioWarned.add(event.id);
+        warn(this.ctx.request.warnings, "unsupported_field", "content", "Audio output cannot be shown in a Messages result and was dropped");
         return;
       case "server-tool-start": {
         const part: ServerToolPart = { type: "server-tool", id: event.id, callId: event.callId, name: event.name, arguments: event.arguments, status: "incomplete" };

@@ -11,6 +11,7 @@ import type { ImagePart, Part, ReasoningPart, ServerToolPart, ToolCallPart } fro
 import type { Cost } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
 import { functionCallItem, imageGenerationItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, type ItemStatus } from "./output-items.ts";
+import { warnAudioDropped } from "./encode.ts";
 import { inProgressObject, resultObject, terminalStatus } from "./response-object.ts";
 
 interface Content {
@@ -110,6 +111,10 @@ export class ResponsesStreamWriter {
         break;
       case "image":
         if (created?.type === "image") this.onImage(created);
+        break;
+      case "audio":
+        // Responses has no audio output item: dropped, with a warning for its first piece (see encode.ts).
+        if (created?.type === "audio") warnAudioDropped(this.ctx.request.warnings);
         break;
       case "error":
         this.terminal();

@@ -126,6 +126,7 @@ export function isOutput(event: StreamEvent): boolean {
     case "tool-call-delta":
     case "refusal-delta":
     case "image":
+    case "audio":
     case "finish":
       return true;
     case "usage":

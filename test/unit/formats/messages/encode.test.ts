@@ -124,8 +124,18 @@ describe("messages encode", () => {
   test("warnings raised while encoding are visible in service_metadata (read after encoding)", () => {
     const ctx = encodeContext();
     const withMetadata = { ...ctx, serviceMetadata: () => ({ warnings: [...ctx.request.warnings] }) };
-    const body = messagesFormat.encode(response({ parts: [{ type: "image", url: "https://x/y.png" }] }), withMetadata);
+    const body = messagesFormat.encode(response({ parts: [{ type: "audio", data: "AAAA", transcript: "hi" }] }), withMetadata);
     expect(body.service_metadata).toEqual({ warnings: [expect.objectContaining({ code: "unsupported_field", field: "content[0]" })] });
+  });
+
+  test("a generated image → an image block: base64 for a data: URL, a url source for a link", () => {
+    const parts = [{ type: "image" as const, url: "data:image/webp;base64,UklG" }, { type: "image" as const, url: "https://x/y.png" }];
+    const ctx = encodeContext();
+    expect(messagesFormat.encode(response({ parts }), ctx).content).toEqual([
+      { type: "image", source: { type: "base64", media_type: "image/webp", data: "UklG" } },
+      { type: "image", source: { type: "url", url: "https://x/y.png" } },
+    ]);
+    expect(ctx.request.warnings).toEqual([]);
   });
 
   test("service_metadata only when the context offers it", () => {

@@ -68,7 +68,7 @@ describe("toResponsesBody", () => {
       safety_identifier: request.safetyIdentifier,
       service_tier: "priority",
       prompt_cache_key: "pck",
-      prompt: { id: "pmpt_1" },
+      // No `prompt`: it names the gateway's own template (rendered at the edge), never one of OpenAI's.
       truncation: "auto",
     });
     expect(body.safety_identifier).toMatch(/^[0-9a-f]{64}$/);

@@ -114,7 +114,7 @@ describe("image output in chat replies", () => {
   test("message.images become image parts after the text", async () => {
     reply = { json: { id: "c1", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "A fox.", images: [{ type: "image_url", image_url: { url } }] } }] } };
     const response = await openai.generate(providerCall({ request: canonicalRequest({ modalities: ["image", "text"] }), target: target({ baseUrl: base }) }));
-    expect(response.parts).toEqual([{ type: "text", text: "A fox." }, { type: "image", url }]);
+    expect(response.parts).toEqual([{ type: "text", text: "A fox." }, { type: "image", url, mediaType: "image/png" }]);
   });
 
   test("delta.images in a stream become image events; collected, the same parts", async () => {
@@ -122,6 +122,6 @@ describe("image output in chat replies", () => {
     reply = { sse: [chunk({ role: "assistant", content: "A " }), chunk({ content: "fox." }), chunk({ images: [{ type: "image_url", image_url: { url }, index: 0 }] }), chunk({}, "stop"), "[DONE]"] };
     const events = await openai.stream(providerCall({ request: canonicalRequest({ modalities: ["image", "text"], stream: true }), target: target({ baseUrl: base }) }));
     const response = await collect(events);
-    expect(response.parts).toEqual([{ type: "text", text: "A fox." }, { type: "image", url }]);
+    expect(response.parts).toEqual([{ type: "text", text: "A fox." }, { type: "image", url, mediaType: "image/png" }]);
   });
 });
