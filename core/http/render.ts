@@ -55,7 +55,7 @@ export function renderError(ctx: RequestContext, thrown: unknown): Response {
   ctx.log.error_type = error.type;
   const metadata = ctx.metadataOptIn && ctx.principal ? serviceMetadataOf(ctx) : null;
   const envelope = envelopeOf(error, metadata);
-  // Messages: a 403 also in Anthropic's `permission_error` shape (a guardrail block; issue 15).
+  // Messages: every error in Anthropic's shape as well (`type: "error"`, `error.type`; issue 15, issue 17 item 10).
   const body = ctx.format.id === "messages" ? messagesErrorEnvelope(envelope, error) : envelope;
   const http = errorResponse(error, body, { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
   logRequest(ctx, error.status);
