@@ -1,10 +1,10 @@
 /**
  * Translation matrix, generated media (issue 17 item 4): generated images and audio come back. Each upstream that
  * makes them (OpenAI chat `message.images` / `message.audio`, OpenAI Responses `image_generation_call`, Gemini
- * `inlineData`) answers from the loopback fake in its real wire shape, streamed and not; the official clients read them back in every format:
- * chat `message.images` / `message.audio` (streamed `delta.images` / `delta.audio`), Responses `image_generation_call`
- * items, Messages `image` blocks. Audio, which Responses and Messages cannot carry, is a warning there. Anthropic
- * makes neither, so it has no cells here.
+ * `inlineData`) answers from the loopback fake in its real wire shape, streamed and not; the official clients read
+ * them back in every format: chat `message.images` / `message.audio` (streamed `delta.images` / `delta.audio`),
+ * Responses `image_generation_call` items, Messages `image` blocks. Audio, which Responses and Messages cannot
+ * carry, is a warning there. Anthropic makes neither, so it has no cells here.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
