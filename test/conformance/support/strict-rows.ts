@@ -209,7 +209,7 @@ export const UNREACHABLE: Unreachable[] = [
   { site: "providers/openai-responses/input.ts", field: "messages[i].<part>", why: "user turns hold text, images, files, refusals and tool results only, all carried" },
   { site: "providers/openai-responses/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native web search is translated" },
   { site: "providers/anthropic/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native web search is translated" },
-  { site: "providers/anthropic/messages.ts", field: "messages.assistant.server-tool", why: "a replayed service:* item fails with a 500 before the adapter (reported; another area)" },
+  { site: "providers/anthropic/messages.ts", field: "messages.assistant.server-tool", why: "replayed service:* items reach adapters as function calls and results; a Messages client's own web search blocks travel to Anthropic as sent" },
   { site: "providers/gemini/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native ones are refused (400) before" },
 ];
 
