@@ -122,6 +122,18 @@ describe("Messages (@anthropic-ai/sdk)", () => {
       expect(audioWarnings).toHaveLength(AUDIO[adapter] === undefined ? 0 : 1);
     });
 
+    test(`${adapter}: the reply sent back as history continues the conversation; its image is dropped with a warning`, async () => {
+      conf.fake.enqueue(mediaReply(adapter, false), mediaReply(adapter, false));
+      const first = await anthropic.messages.create({ ...ask(adapter), max_tokens: 100 });
+      const messages = [...ask(adapter).messages, { role: "assistant" as const, content: first.content }, { role: "user" as const, content: "Thanks" }];
+      const second = (await anthropic.messages.create({ model: MODEL[adapter], messages: messages as never, max_tokens: 100 })) as unknown as Json;
+      expect(second.type).toBe("message");
+      expect(warningsOf(second.service_metadata)).toContain("A generated image in an assistant turn cannot be sent upstream and was dropped");
+      const history = JSON.stringify(conf.fake.last().body);
+      expect(history).toContain("The capital of France is Paris.");
+      expect(history).not.toContain(PNG_BASE64);
+    });
+
     test(`${adapter} streamed: the image block arrives whole and the SDK's final message holds it`, async () => {
       conf.fake.enqueue(mediaReply(adapter, true));
       const stream = anthropic.messages.stream({ ...ask(adapter), max_tokens: 100 });

@@ -120,6 +120,10 @@ function assistantParts(blocks: readonly ContentBlock[], path: string, toolNames
     if (block.type === "server_tool_use") parts.push(serverToolPartOf(block, results.get(block.id)));
     else if (isServerToolResult(block)) {
       if (!calls.has(block.tool_use_id)) warn(warnings, "unsupported_field", at, `A ${block.type} block without its server_tool_use (${block.tool_use_id}) was dropped`);
+    } else if (block.type === "image") {
+      // An image the model generated, sent back with the history (Messages results show image output so): no
+      // upstream takes images in an assistant turn, so it is dropped, as chat and Responses history drop theirs.
+      warn(warnings, "unsupported_field", at, "A generated image in an assistant turn cannot be sent upstream and was dropped");
     } else parts.push(assistantPart(block, at, toolNames, warnings));
   });
   return parts;
