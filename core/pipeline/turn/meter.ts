@@ -94,6 +94,10 @@ class StreamMeter implements StreamObserver {
       case "image":
         this.images++;
         return event;
+      case "audio":
+        // Spoken words, for the estimate of a stream cut before its usage (audio bytes are no measure of tokens).
+        this.outputChars += event.transcript?.length ?? 0;
+        return event;
       case "usage": {
         // Usage normally comes after the content, so the images are counted by now (`end` counts them all again).
         this.usage = event.usage;
@@ -151,5 +155,5 @@ class StreamMeter implements StreamObserver {
 
 /** The first token, for time-to-first-token: content the model produced (not usage or finish, unlike attempt.ts's first output). */
 function isContent(event: StreamEvent): boolean {
-  return event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta" || event.type === "tool-call-start" || event.type === "image";
+  return event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta" || event.type === "tool-call-start" || event.type === "image" || event.type === "audio";
 }
