@@ -211,12 +211,12 @@ describe("result shape (both adapters)", () => {
     });
   });
 
-  test("openai-responses adapter: a stored prompt travels as it is (input optional) and is echoed", async () => {
-    const prompt = { id: "pmpt_68a1b2c3", variables: { city: "Paris" } };
-    const result = (await rig.client.responses.create({ model: NATIVE, prompt })) as unknown as Json;
-    expect(rig.fake.last().body).toMatchObject({ input: [], prompt });
-    expect(result.prompt).toEqual(prompt);
-    expect(result.status).toBe("completed");
+  test("openai-responses adapter: `prompt` names the gateway's own template (a preset), never one stored at OpenAI: an unknown id is 404 and nothing is sent", async () => {
+    // Templates rendered for every upstream: test/integration/prompt-templates.test.ts.
+    const before = rig.fake.requests.length;
+    const error = await rig.client.responses.create({ model: NATIVE, prompt: { id: "pmpt_68a1b2c3", variables: { city: "Paris" } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(rig.fake.requests.length).toBe(before);
   });
 
   test("openai-responses adapter: usage with cached and reasoning tokens, priced with the cache-read price", async () => {
