@@ -28,6 +28,11 @@ export interface PluginContext {
   readonly explicit: boolean;
   /** This plugin's scratch space for the whole request, shared by all its hooks (e.g. what `pre` found for `post`). */
   readonly state: Map<string, unknown>;
+  /**
+   * The calling workspace's id ("" for a request without a principal): partition anything a plugin keeps across
+   * requests (in `helpers.kv`) by it, so one workspace's requests never steer or read another's.
+   */
+  readonly workspace: string;
   readonly helpers: ModuleHelpers;
   /**
    * Outbound HTTP under the gateway's network policy (public addresses only, unless `network.allow_private`): for

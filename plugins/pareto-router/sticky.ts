@@ -23,7 +23,8 @@ export function sessionKey(ctx: PluginContext): string | undefined {
     if (first === undefined) return undefined;
     identity = `conversation\u0000${system.map((part) => part.text).join("\n")}\u0000${first}`;
   }
-  return `router:pareto:sticky:${createHash("sha256").update(identity).digest("hex")}`;
+  // Per workspace: another workspace sending the same session id or conversation never shares (or learns) the choice.
+  return `router:pareto:sticky:${createHash("sha256").update(`${ctx.workspace}\u0000${identity}`).digest("hex")}`;
 }
 
 export async function stickyModel(ctx: PluginContext, key: string): Promise<string | undefined> {

@@ -6,6 +6,7 @@
  * on an injected clock that also drives the memory kv's expiry.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { hashSecret, labelOf, newSecret } from "../../core/auth/key-material.ts";
 import { createMemoryKv } from "../../core/kv/memory.ts";
 import { startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../support/scripted-model.ts";
@@ -21,7 +22,7 @@ const model = (id: string, price: number, coding: number) => ({ id, upstream_mod
 
 beforeAll(async () => {
   upstream = startScriptedModel((body) => ({ text: `answer from ${String(body.model)}` }));
-  const provider = (id: string, models: unknown[]) => ({ id, adapter: "openai", base_url: upstream.baseUrl, api_key: "k", models });
+  const provider = (id: string, models: Array<ReturnType<typeof model>>) => ({ id, adapter: "openai", base_url: upstream.baseUrl, api_key: "k", models });
   gw = await startTestGateway({
     // The high tier's frontier is p1/x (cheaper, ranked first) and p2/y; p1/cheap is the low tier.
     file: { providers: [provider("p1", [model("p1/cheap", 0.0000001, 0.2), model("p1/x", 0.000001, 0.7)]), provider("p2", [model("p2/y", 0.000002, 0.8)])] },
@@ -36,8 +37,8 @@ beforeEach(() => {
   now += 60 * MINUTE; // every test starts with no session remembered
 });
 
-async function chat(body: Json, headers: Record<string, string> = {}): Promise<Json> {
-  const res = await gw.request("/chat/completions", { method: "POST", json: { model: "service/pareto-code", ...body }, headers: { "x-service-metadata": "enabled", ...headers } });
+async function chat(body: Json, headers: Record<string, string> = {}, key?: string): Promise<Json> {
+  const res = await gw.request("/chat/completions", { method: "POST", key, json: { model: "service/pareto-code", ...body }, headers: { "x-service-metadata": "enabled", ...headers } });
   expect(res.status).toBe(200);
   return (await res.json()) as Json;
 }
@@ -77,6 +78,18 @@ describe("pareto-router stickiness", () => {
     expect((await chat({ messages: first("task two"), session_id: "s-1" })).model).toBe("p2/y");
     expect((await chat({ messages: first("task three") }, { "x-session-id": "s-1" })).model).toBe("p2/y");
     expect((await chat({ messages: first("task two"), session_id: "s-2" })).model).toBe("p1/x");
+  });
+
+  test("sessions are per workspace: another workspace with the same session id or conversation is ranked afresh", async () => {
+    const store = gw.gateway.deps.store;
+    const other = await store.workspaces.create("other");
+    const key = newSecret();
+    await store.keys.create({ hash: hashSecret(key), workspaceId: other.id, name: "other", label: labelOf(key), isManagement: false, limit: null, limitReset: null, expiresAt: null });
+    expect((await chat({ messages: first(), session_id: "shared", ...withoutP1 })).model).toBe("p2/y");
+    expect((await chat({ messages: first(), session_id: "shared" }, {}, key)).model).toBe("p1/x");
+    expect((await chat({ messages: later() }, {}, key)).model).toBe("p1/x");
+    // The first workspace's session is still its own.
+    expect((await chat({ messages: later(), session_id: "shared" })).model).toBe("p2/y");
   });
 
   test("a kept model outside the request's tier is not used: the tier's own choice is made and kept", async () => {

@@ -127,6 +127,7 @@ function pluginContext(ctx: RequestContext, plugin: RegisteredPlugin, scope: Plu
     options: scope.options,
     explicit: scope.explicit,
     state: scope.state,
+    workspace: ctx.principal?.workspaceId ?? "",
     helpers: ctx.deps.helpers,
     fetch: ctx.deps.serverFetch,
     signal: ctx.signal,
