@@ -39,8 +39,8 @@ export type StreamEvent =
   | { type: "server-tool-end"; id: string; status: "completed" | "failed" | "incomplete"; result?: unknown; error?: string }
   /**
    * Usage so far (the last one wins); `cost` is attached by the accounting stage before encoders see it. One with no
-   * output before any content is the prompt count known up front (Anthropic's message_start, Gemini's first chunk, the
-   * simulator): Messages shows it in `message_start`, and it is not the attempt's first output.
+   * output before any content is the prompt count known up front (Gemini's first chunk, the simulator; Anthropic's
+   * message_start says 1 output token): Messages shows it in `message_start`, and it is not the attempt's first output.
    */
   | { type: "usage"; usage: Usage; cost?: Cost }
   /** `alignment`: the alignment plugin's report, shown with the stream's final frames. */
