@@ -2,11 +2,17 @@
  * A span processor with a bounded queue that never works inside `span.end()`: ending a span only appends it (or
  * counts it dropped when the queue is full); exports run later from a timer, one at a time, `batchSize` spans
  * each. The SDK's BatchSpanProcessor serialises a whole batch inside the `end()` that fills it (ms of pause on the
- * request's path) and drops spans with only a debug log; here every drop is counted in a metric.
+ * request's path) and drops spans with only a debug log; here every drop is counted in a metric. What a span is
+ * stays the exporter's business: the gateway queues spans already written as OTLP/JSON text (span-recorder.ts), an
+ * SDK `SpanExporter` would take `ReadableSpan`s.
  */
-import type { Context } from "@opentelemetry/api";
-import { ExportResultCode } from "@opentelemetry/core";
-import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace";
+import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
+
+/** The part of the SDK's `SpanExporter` the queue uses, for spans of any shape. */
+export interface BatchExporter<S> {
+  export(spans: S[], done: (result: ExportResult) => void): void;
+  shutdown(): Promise<void>;
+}
 
 export interface ProcessorSettings {
   queueSize: number;
@@ -20,21 +26,19 @@ export interface ProcessorCounters {
   exported(count: number): void;
 }
 
-export class BoundedSpanProcessor implements SpanProcessor {
-  private queue: ReadableSpan[] = [];
+export class BoundedSpanProcessor<S> {
+  private queue: S[] = [];
   private timer: Timer | undefined;
   private exporting: Promise<void> | undefined;
   private closed = false;
 
   constructor(
-    private readonly exporter: SpanExporter,
+    private readonly exporter: BatchExporter<S>,
     private readonly settings: ProcessorSettings,
     private readonly counters: ProcessorCounters,
   ) {}
 
-  onStart(_span: Span, _parent: Context): void {}
-
-  onEnd(span: ReadableSpan): void {
+  onEnd(span: S): void {
     if (this.closed) return;
     if (this.queue.length >= this.settings.queueSize) {
       this.counters.dropped("queue_full", 1);

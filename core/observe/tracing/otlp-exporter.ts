@@ -1,28 +1,35 @@
 /**
  * Sends spans to an OTLP/HTTP collector as JSON (`POST …/v1/traces`) with Bun's fetch: no retry of its own (the
  * bounded processor counts a failed batch as dropped and goes on), a 10 s time-out per export, and nothing that
- * can throw into the caller. Replaces the OpenTelemetry OTLP exporter, whose object-tree serialisation and Node
- * HTTP client cost more than the rest of tracing together (bench/observability.ts).
+ * can throw into the caller. The spans arrive as OTLP/JSON text (span-recorder.ts): a request body is the shared
+ * resource and scope around them, joined. Replaces the OpenTelemetry OTLP exporter, whose object-tree
+ * serialisation and Node HTTP client cost more than the rest of tracing together (bench/observability.ts).
  */
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
-import { encodeSpans } from "./otlp-json.ts";
+import type { BatchExporter } from "./bounded-processor.ts";
+import { exportFrame, type ExportEnvelope } from "./otlp-json.ts";
 
 const TIMEOUT_MS = 10_000;
 
-export class OtlpJsonExporter implements SpanExporter {
+export class OtlpJsonExporter implements BatchExporter<string> {
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly frame: { head: string; tail: string };
+  private readonly headers: Record<string, string>;
 
   constructor(
     private readonly url: string,
-    private readonly headers: Record<string, string>,
-  ) {}
+    headers: Record<string, string>,
+    envelope: ExportEnvelope,
+  ) {
+    this.frame = exportFrame(envelope);
+    this.headers = { ...headers, "content-type": "application/json" };
+  }
 
-  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+  export(spans: string[], done: (result: ExportResult) => void): void {
     const sending = fetch(this.url, {
       method: "POST",
-      headers: { ...this.headers, "content-type": "application/json" },
-      body: encodeSpans(spans),
+      headers: this.headers,
+      body: this.frame.head + spans.join(",") + this.frame.tail,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     }).then(
       async (response) => {
@@ -37,10 +44,6 @@ export class OtlpJsonExporter implements SpanExporter {
   }
 
   async shutdown(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
-  }
-
-  async forceFlush(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
   }
 }

@@ -6,7 +6,6 @@
  * through a bounded queue (bounded-processor.ts).
  */
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { TracingConfig } from "../../config/observability.ts";
 import { BoundedSpanProcessor, type ProcessorCounters } from "./bounded-processor.ts";
 import { OtlpJsonExporter } from "./otlp-exporter.ts";
@@ -19,11 +18,13 @@ export interface TracingSdk {
 }
 
 export function startSdk(config: TracingConfig, counters: ProcessorCounters, version: string): TracingSdk {
-  const exporter = new OtlpJsonExporter(config.url, config.headers);
+  const exporter = new OtlpJsonExporter(config.url, config.headers, {
+    resource: { "service.name": config.serviceName, "service.version": version },
+    scope: { name: "inference-gateway", version },
+  });
   const processor = new BoundedSpanProcessor(exporter, { queueSize: config.queueSize, batchSize: config.batchSize, delayMs: config.delayMs }, counters);
-  const resource = resourceFromAttributes({ "service.name": config.serviceName, "service.version": version });
   return {
-    spans: new SpanRecorder(processor, resource, { name: "inference-gateway", version }, config.sampleRatio),
+    spans: new SpanRecorder(processor, config.sampleRatio),
     propagator: new W3CTraceContextPropagator(),
     shutdown: () => processor.shutdown(),
   };

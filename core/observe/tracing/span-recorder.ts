@@ -1,83 +1,103 @@
 /**
- * Finished spans, written directly. A request's spans are built once it has ended, when every start, end and
- * attribute is known, so nothing needs the SDK's live `Span` (its per-attribute checks, clock reads and processor
- * calls cost ~10 µs a span, measured): each span is one plain `ReadableSpan` handed straight to the span processor,
- * which the OTLP exporter serialises like any other. Sampling is decided once per trace, at its root.
+ * Finished spans, written directly as OTLP/JSON text (otlp-json.ts). A request's spans are built once it has ended,
+ * when every start, end and attribute is known, so nothing needs the SDK's live `Span` (its per-attribute checks,
+ * clock reads and processor calls cost ~10 µs a span, measured) nor its `ReadableSpan` (an object tree the exporter
+ * would walk again): each span is one string handed to the bounded queue, which the exporter joins into a request
+ * body. Sampling is decided once per trace, at its root.
  */
-import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanStatus } from "@opentelemetry/api";
-import type { InstrumentationScope } from "@opentelemetry/core";
-import type { Resource } from "@opentelemetry/resources";
-import { RandomIdGenerator, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace";
+import { spanJson } from "./otlp-json.ts";
+
+/** W3C trace flags: bit 0, sampled. */
+const SAMPLED = 1;
+
+/** Where a span hangs: the ids of its trace and parent, as lowercase hex. */
+export interface SpanParent {
+  traceId: string;
+  spanId: string;
+}
+
+/** A remote parent (from `traceparent` or the request's `trace` field), with the caller's sampling decision. */
+export interface RemoteParent extends SpanParent {
+  traceFlags: number;
+}
 
 export interface SpanSpec {
   name: string;
-  kind: SpanKind;
+  /** OTLP span kind: 1 internal, 2 server, 3 client. */
+  kind: 1 | 2 | 3;
   /** Unix ms. */
   startMs: number;
   endMs: number;
-  attributes: Attributes;
-  status?: SpanStatus;
+  /** A JSON array from `AttributeWriter.toJson()`. */
+  attributes: string;
+  /** An error's message (status ERROR); absent: status unset. */
+  error?: string;
 }
 
-const OK: SpanStatus = { code: SpanStatusCode.UNSET };
+/** Where finished spans go (the bounded queue). */
+export interface SpanSink {
+  onEnd(span: string): void;
+}
 
-function hrTime(ms: number): HrTime {
-  const seconds = Math.floor(ms / 1000);
-  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
+/**
+ * Random ids from a pool refilled by `crypto.getRandomValues` 4 KiB at a time: a span id is then one hex slice of
+ * a buffer, with the randomness of the platform's CSPRNG.
+ */
+class IdPool {
+  private readonly pool = Buffer.alloc(4096);
+  private at = this.pool.length;
+
+  hex(bytes: number): string {
+    if (this.at + bytes > this.pool.length) {
+      crypto.getRandomValues(this.pool);
+      this.at = 0;
+    }
+    const id = this.pool.toString("hex", this.at, (this.at += bytes));
+    // All zeros is the invalid id of W3C trace context; one in 2^64 draws, redrawn rather than sent.
+    return /^0+$/.test(id) ? this.hex(bytes) : id;
+  }
 }
 
 export class SpanRecorder {
-  private readonly ids = new RandomIdGenerator();
+  private readonly ids = new IdPool();
 
   constructor(
-    private readonly processor: SpanProcessor,
-    private readonly resource: Resource,
-    private readonly scope: InstrumentationScope,
+    private readonly sink: SpanSink,
     private readonly sampleRatio: number,
   ) {}
 
   /**
    * Writes a trace's root span under `parent` (a remote span), or as a new trace (of `traceId` when given).
-   * Returns its context for the children, or undefined when the trace is not sampled: a parent's flag decides,
+   * Returns where its children hang, or undefined when the trace is not sampled: a parent's flag decides,
    * otherwise the configured ratio.
    */
-  root(spec: SpanSpec, parent: SpanContext | undefined, traceId: string | undefined): SpanContext | undefined {
-    const sampled = parent ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0 : this.sampleRatio >= 1 || Math.random() < this.sampleRatio;
+  root(spec: SpanSpec, parent: RemoteParent | undefined, traceId: string | undefined): SpanParent | undefined {
+    const sampled = parent ? (parent.traceFlags & SAMPLED) !== 0 : this.sampleRatio >= 1 || Math.random() < this.sampleRatio;
     if (!sampled) return undefined;
-    const context: SpanContext = { traceId: parent?.traceId ?? traceId ?? this.ids.generateTraceId(), spanId: this.ids.generateSpanId(), traceFlags: TraceFlags.SAMPLED };
-    this.write(spec, context, parent);
+    const context: SpanParent = { traceId: parent?.traceId ?? traceId ?? this.ids.hex(16), spanId: this.ids.hex(8) };
+    this.write(spec, context, parent?.spanId);
     return context;
   }
 
-  child(spec: SpanSpec, parent: SpanContext): SpanContext {
-    const context: SpanContext = { traceId: parent.traceId, spanId: this.ids.generateSpanId(), traceFlags: TraceFlags.SAMPLED };
-    this.write(spec, context, parent);
+  child(spec: SpanSpec, parent: SpanParent): SpanParent {
+    const context: SpanParent = { traceId: parent.traceId, spanId: this.ids.hex(8) };
+    this.write(spec, context, parent.spanId);
     return context;
   }
 
-  private write(spec: SpanSpec, context: SpanContext, parent: SpanContext | undefined): void {
-    const endMs = Math.max(spec.endMs, spec.startMs);
-    const span: ReadableSpan = {
-      name: spec.name,
-      kind: spec.kind,
-      spanContext: () => context,
-      ...(parent ? { parentSpanContext: parent } : {}),
-      startTime: hrTime(spec.startMs),
-      endTime: hrTime(endMs),
-      duration: hrTime(endMs - spec.startMs),
-      status: spec.status ?? OK,
-      attributes: spec.attributes,
-      links: [],
-      events: [],
-      ended: true,
-      resource: this.resource,
-      instrumentationScope: this.scope,
-      droppedAttributesCount: 0,
-      droppedEventsCount: 0,
-      droppedLinksCount: 0,
-    };
-    this.processor.onEnd(span);
+  private write(spec: SpanSpec, context: SpanParent, parentSpanId: string | undefined): void {
+    this.sink.onEnd(
+      spanJson({
+        traceId: context.traceId,
+        spanId: context.spanId,
+        parentSpanId,
+        name: spec.name,
+        kind: spec.kind,
+        startMs: spec.startMs,
+        endMs: spec.endMs,
+        attributes: spec.attributes,
+        error: spec.error,
+      }),
+    );
   }
 }
-
-export { SpanKind, SpanStatusCode };
