@@ -38,11 +38,21 @@ function suffixes(routes: ReadonlyMap<string, unknown>): readonly Suffix[] {
   return found;
 }
 
-/** The origin the client reached us at, as it wrote it (clipped: the Host header is the client's). */
-function originOf(url: string): string {
+/**
+ * The origin the client reached us at: behind a proxy that terminates TLS or renames the host, as
+ * `X-Forwarded-Proto` / `X-Forwarded-Host` say (the client sees only this message, so trusting them costs nothing);
+ * otherwise as the request URL has it. Clipped: these headers are the client's.
+ */
+function originOf(request: Request): string {
+  const forwardedProto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
+  const forwardedHost = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
+  const url = request.url;
   const scheme = url.indexOf("://");
   const start = scheme === -1 ? -1 : url.indexOf("/", scheme + 3);
-  return clip(start === -1 ? url : url.slice(0, start));
+  const own = start === -1 ? url : url.slice(0, start);
+  const proto = forwardedProto === "https" || forwardedProto === "http" ? forwardedProto : own.slice(0, Math.max(scheme, 0));
+  const host = forwardedHost || own.slice(scheme + 3);
+  return clip(`${proto}://${host}`);
 }
 
 /**
@@ -55,7 +65,7 @@ export function unknownRoute(request: Request, path: string, routes: ReadonlyMap
   if (!match) return new GatewayError("not_found", plain);
   const anthropic = anthropicClient(request) && API_PREFIX.endsWith(ANTHROPIC_VERSION_SEGMENT);
   const basePath = anthropic ? API_PREFIX.slice(0, -ANTHROPIC_VERSION_SEGMENT.length) : API_PREFIX;
-  const baseUrl = originOf(request.url) + basePath;
+  const baseUrl = originOf(request) + basePath;
   const twice = path.includes("/v1/v1/") ? " (this path has /v1 twice)" : "";
   return new GatewayError("not_found", `${plain}; set the client's base URL to ${baseUrl}${twice}`, { metadata: { base_url: baseUrl } });
 }

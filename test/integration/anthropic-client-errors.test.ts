@@ -90,3 +90,11 @@ test("a path that ends with no route of ours stays a plain 404 in our envelope",
   expect(body.type).toBeUndefined();
   expect(body).toMatchObject({ error: { code: 404, message: "No route for GET /api/v1/nothing-here" } });
 });
+
+test("behind a proxy the hint names the origin the client used (X-Forwarded-Proto / -Host)", async () => {
+  const res = await gw.request("/v1/chat/completions", { method: "POST", json: {}, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "llm.example.com" } });
+  expect(res.status).toBe(404);
+  const body = (await res.json()) as { error: { message: string; metadata: { base_url: string } } };
+  expect(body.error.metadata.base_url).toBe("https://llm.example.com/api/v1");
+  expect(body.error.message).toContain("set the client's base URL to https://llm.example.com/api/v1 (this path has /v1 twice)");
+});
