@@ -12,6 +12,7 @@ import { noteRefusal } from "../pipeline/request-log.ts";
 
 const MESSAGES_PATH = /\/messages(?:\/count_tokens)?\/*$/;
 
+/** Whether `request` comes from an Anthropic client (its errors then carry Anthropic's shape too). */
 export function anthropicClient(request: Request): boolean {
   return request.headers.has("anthropic-version") || MESSAGES_PATH.test(pathOf(request.url));
 }

@@ -9,18 +9,16 @@ import { GatewayError } from "../errors.ts";
 import { anthropicClient } from "./edge-envelope.ts";
 import { clip } from "./clip.ts";
 
-/** One route as a path suffix: what follows the API prefix, its parameters matching any one segment. */
-interface Suffix {
-  readonly pattern: RegExp;
-}
-
 /** Anthropic SDKs append `/v1/messages` to their base URL, OpenAI-style ones `/chat/completions`. */
 const ANTHROPIC_VERSION_SEGMENT = "/v1";
 
-const suffixesOf = new WeakMap<ReadonlyMap<string, unknown>, readonly Suffix[]>();
+const suffixesOf = new WeakMap<ReadonlyMap<string, unknown>, readonly RegExp[]>();
 
-/** Routes under the API prefix as suffix patterns, longest first (built once per route table, on the first 404). */
-function suffixes(routes: ReadonlyMap<string, unknown>): readonly Suffix[] {
+/**
+ * Each route under the API prefix as a pattern of what follows the prefix, anchored at the end of a path, its
+ * parameters matching any one segment; longest first (built once per route table, on the first 404).
+ */
+function suffixes(routes: ReadonlyMap<string, unknown>): readonly RegExp[] {
   let found = suffixesOf.get(routes);
   if (found) return found;
   const tails = [...routes.keys()]
@@ -32,7 +30,7 @@ function suffixes(routes: ReadonlyMap<string, unknown>): readonly Suffix[] {
       .split("/")
       .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
       .join("/");
-    return { pattern: new RegExp(`${body}$`) };
+    return new RegExp(`${body}$`);
   });
   suffixesOf.set(routes, found);
   return found;
@@ -61,8 +59,7 @@ function originOf(request: Request): string {
  */
 export function unknownRoute(request: Request, path: string, routes: ReadonlyMap<string, unknown>): GatewayError {
   const plain = `No route for ${request.method} ${clip(path)}`;
-  const match = suffixes(routes).find((suffix) => suffix.pattern.test(path));
-  if (!match) return new GatewayError("not_found", plain);
+  if (!suffixes(routes).some((suffix) => suffix.test(path))) return new GatewayError("not_found", plain);
   const anthropic = anthropicClient(request) && API_PREFIX.endsWith(ANTHROPIC_VERSION_SEGMENT);
   const basePath = anthropic ? API_PREFIX.slice(0, -ANTHROPIC_VERSION_SEGMENT.length) : API_PREFIX;
   const baseUrl = originOf(request) + basePath;
