@@ -1,8 +1,9 @@
 /**
- * Output filters on a whole (non-streamed) answer: its text, reasoning, refusals and the string values of its
- * tool-call arguments, with the same verdict as on the way in: a block is a 403 (the answer was produced and is
- * billed), redactions rewrite the parts, flags are recorded.
+ * Output filters on a whole (non-streamed) answer: its text, reasoning, refusals, the string values of its
+ * tool-call arguments and the transcript of spoken audio, with the same verdict as on the way in: a block is a 403
+ * (the answer was produced and is billed), redactions rewrite the parts, flags are recorded.
  */
+import type { AudioPart } from "../model/parts.ts";
 import type { CanonicalResponse } from "../model/response.ts";
 import type { PipelineEntry } from "../pipeline/context.ts";
 import type { Filter } from "./policy.ts";
@@ -11,6 +12,14 @@ import { blockError, pipelineEntries } from "./report.ts";
 import { jsonSlots, type TextSlot } from "./request-texts.ts";
 import { scanSlots } from "./scan.ts";
 
+/** Empties an audio part of its sound and of the id that refers to it upstream. */
+function withoutAudio(part: AudioPart): AudioPart {
+  part.data = "";
+  delete part.id;
+  delete part.expiresAt;
+  return part;
+}
+
 export function responseSlots(response: CanonicalResponse): TextSlot[] {
   const slots: TextSlot[] = [];
   for (const part of response.parts) {
@@ -18,6 +27,10 @@ export function responseSlots(response: CanonicalResponse): TextSlot[] {
       slots.push({ role: "assistant", text: part.text, set: (value) => void (part.text = value) });
     } else if (part.type === "tool-call") {
       jsonSlots("assistant", part.arguments, (value) => void (part.arguments = value), slots);
+    } else if (part.type === "audio" && part.transcript !== undefined) {
+      // No placeholder can be spoken into the audio: a redacted transcript goes out without the audio (nor the
+      // upstream's id of it, which would fetch it back).
+      slots.push({ role: "assistant", text: part.transcript, set: (value) => void (withoutAudio(part).transcript = value) });
     }
   }
   return slots;

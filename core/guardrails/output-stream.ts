@@ -1,12 +1,13 @@
 /**
  * Output filters on a streamed answer (issue 15 item 3). Text is checked as it arrives, part by part (text,
- * reasoning, refusal, tool-call arguments), each delta scanned before it is passed on:
+ * reasoning, refusal, tool-call arguments, spoken audio's transcript), each delta scanned before it is passed on:
  * - `block`: the first finding ends the stream with the format's in-band error event (403 `permission_denied`);
  *   nothing is held back for it, so what came before the finding's last delta has been sent.
  * - `redact`: text is held back only as far as a finding may still begin (each detector's `holdFrom`: the last
  *   token or few for the built-ins, the earliest live match for an operator's pattern), released with findings
  *   replaced by their placeholders; the rest is released when the part, or the answer, ends. Tool-call arguments
- *   are not rewritten mid-stream (a placeholder could break their JSON): there `redact` records, like `flag`.
+ *   are not rewritten mid-stream (a placeholder could break their JSON), nor is a transcript (the audio would
+ *   still say it): there `redact` records, like `flag`.
  * - `flag`: recorded in the pipeline entries (and so in the generation record), nothing else.
  * Without a `redact` filter no text is ever held, so the first token is not delayed.
  */
@@ -76,6 +77,20 @@ class StreamGuard {
             return;
           }
           if (out) yield out;
+          break;
+        }
+        case "audio": {
+          // Spoken text is checked like tool-call arguments: as it arrives, never rewritten (the audio would still
+          // say it), so `block` ends the stream before the piece goes out and `redact` is recorded.
+          if (event.transcript) {
+            const spoken: DeltaEvent = { type: "tool-call-delta", id: `audio:${event.id}`, delta: event.transcript };
+            this.append(this.partOf(spoken), spoken);
+            if (this.verdict.blocks.length > 0) {
+              yield this.blocked();
+              return;
+            }
+          }
+          yield event;
           break;
         }
         case "text-end":
