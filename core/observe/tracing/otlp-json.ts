@@ -17,41 +17,56 @@ export function quote(text: string): string {
 }
 
 /**
- * Quoted values that repeat from request to request (model, provider, key and tool names): a lookup of the same
- * string object is cheaper than testing it again. Emptied when full, so a client sending ever new names can only
- * make it a plain `quote`.
+ * Attributes whose key and value repeat from request to request (format, route, model, provider, outcome, status,
+ * token counts): each `{"key":…,"value":…}` is written once and reused. Besides skipping the escaping, this keeps
+ * a span's text from being a rope of hundreds of small pieces, which the export's join would have to walk (that walk
+ * was the largest single cost of tracing, measured). Per key, emptied when full, so a client sending ever new names
+ * can only make it the uncached path.
  */
-const QUOTED = new Map<string, string>();
-const QUOTED_MAX = 2048;
+const REPEATED = new Map<string, Map<string | number | boolean, string>>();
+const REPEATED_PER_KEY = 512;
 
-export function quoteRepeated(text: string): string {
-  let found = QUOTED.get(text);
+function repeated(key: string, value: string | number | boolean, write: () => string): string {
+  let values = REPEATED.get(key);
+  if (values === undefined) REPEATED.set(key, (values = new Map()));
+  let found = values.get(value);
   if (found === undefined) {
-    if (QUOTED.size >= QUOTED_MAX) QUOTED.clear();
-    QUOTED.set(text, (found = quote(text)));
+    if (values.size >= REPEATED_PER_KEY) values.clear();
+    // Flattened once here (a rope passed to a Buffer is resolved), so every reuse is one flat piece.
+    found = Buffer.from(write(), "utf8").toString("utf8");
+    values.set(value, found);
   }
   return found;
 }
 
+/** A quoted repeated value (span names, the request's model): see REPEATED. */
+export function quoteRepeated(text: string): string {
+  return repeated("", text, () => quote(text));
+}
+
+function numberJson(value: number): string {
+  return Number.isInteger(value) ? `{"intValue":"${value}"}` : `{"doubleValue":${Number.isFinite(value) ? value : 0}}`;
+}
+
 /**
- * A span's attribute list, appended to one attribute at a time. `key` must be a JSON-safe constant (every key the
- * gateway writes is one); keys that come from a client go through `clientValue`, which escapes them. Values come
- * as JSON already (`quoted`, `raw`) when the caller can reuse or cache their encoding.
+ * A span's attribute list, appended to one attribute at a time and joined once. `key` must be a JSON-safe constant
+ * (every key the gateway writes is one); keys that come from a client go through `clientValue`, which escapes them.
  */
 export class AttributeWriter {
-  private text = "";
+  private readonly parts: string[] = [];
 
   private add(key: string, value: string): this {
-    this.text += `${this.text === "" ? "" : ","}{"key":"${key}","value":${value}}`;
+    this.parts.push(`{"key":"${key}","value":${value}}`);
     return this;
   }
 
-  /** A string attribute whose value repeats across requests (see `quoteRepeated`). */
+  /** A string attribute whose value repeats across requests (a model, a provider, a closed-set name). */
   str(key: string, value: string | undefined): this {
-    return value === undefined ? this : this.add(key, `{"stringValue":${quoteRepeated(value)}}`);
+    if (value !== undefined) this.parts.push(repeated(key, value, () => `{"key":"${key}","value":{"stringValue":${quote(value)}}}`));
+    return this;
   }
 
-  /** A string attribute whose value is new each time (an id): escaped without the cache. */
+  /** A string attribute whose value is new each time (an id): not cached. */
   uniqueStr(key: string, value: string): this {
     return this.add(key, `{"stringValue":${quote(value)}}`);
   }
@@ -61,41 +76,47 @@ export class AttributeWriter {
     return this.add(key, `{"stringValue":${json}}`);
   }
 
-  /** Integers as OTLP intValue (a decimal string), anything else as doubleValue. */
+  /** Integers as OTLP intValue (a decimal string), anything else as doubleValue; small integers repeat. */
   num(key: string, value: number | undefined): this {
     if (value === undefined) return this;
-    return this.add(key, Number.isInteger(value) ? `{"intValue":"${value}"}` : `{"doubleValue":${Number.isFinite(value) ? value : 0}}`);
+    if (Number.isInteger(value) && value >= 0 && value < 4096) this.parts.push(repeated(key, value, () => `{"key":"${key}","value":${numberJson(value)}}`));
+    else this.add(key, numberJson(value));
+    return this;
   }
 
   bool(key: string, value: boolean | undefined): this {
-    return value === undefined ? this : this.add(key, `{"boolValue":${value}}`);
+    if (value !== undefined) this.parts.push(repeated(key, value, () => `{"key":"${key}","value":{"boolValue":${value}}}`));
+    return this;
   }
 
+  /** A one-element list repeats like a string (a turn's finish reason); longer ones are written each time. */
   strs(key: string, values: readonly string[]): this {
-    return this.add(key, `{"arrayValue":{"values":[${values.map((v) => `{"stringValue":${quoteRepeated(v)}}`).join(",")}]}}`);
+    const write = () => `{"key":"${key}","value":{"arrayValue":{"values":[${values.map((v) => `{"stringValue":${quote(v)}}`).join(",")}]}}}`;
+    this.parts.push(values.length === 1 ? repeated(`${key}[]`, values[0]!, write) : write());
+    return this;
   }
 
-  /** A value of a client-chosen key: numbers and booleans as they are, anything else as text. */
+  /** A value of a client-chosen key: numbers and booleans as they are, anything else as text. Not cached. */
   clientValue(key: string, value: string | number | boolean): this {
     const safeKey = quote(key).slice(1, -1);
     if (typeof value === "string") return this.add(safeKey, `{"stringValue":${quote(value)}}`);
-    return typeof value === "boolean" ? this.bool(safeKey, value) : this.num(safeKey, value);
+    return this.add(safeKey, typeof value === "boolean" ? `{"boolValue":${value}}` : numberJson(value));
   }
 
   /** Attributes another writer wrote (`fragment()`), e.g. ones cached per endpoint. */
   raw(fragment: string): this {
-    if (fragment !== "") this.text += this.text === "" ? fragment : `,${fragment}`;
+    if (fragment !== "") this.parts.push(fragment);
     return this;
   }
 
   /** What was written, to be added to other lists with `raw`. */
   fragment(): string {
-    return this.text;
+    return this.parts.join(",");
   }
 
   /** The JSON array of what was written. */
   toJson(): string {
-    return `[${this.text}]`;
+    return `[${this.parts.join(",")}]`;
   }
 }
 
