@@ -18,7 +18,7 @@ export const MetricsFileSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Config file `tracing`: OpenTelemetry spans exported over OTLP/HTTP (JSON). */
+/** Config file `tracing`: OpenTelemetry spans exported over OTLP/HTTP (protobuf). */
 export const TracingFileSchema = Type.Object(
   {
     /** The OTLP traces URL, e.g. `http://127.0.0.1:4318/v1/traces` (default: from `OTEL_EXPORTER_OTLP_*`). */

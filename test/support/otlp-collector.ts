@@ -1,7 +1,10 @@
 /**
- * A loopback OTLP/HTTP trace collector fake: accepts `POST /v1/traces` (JSON encoding, what the gateway's exporter
- * sends) and keeps every span flattened with its attributes as plain values, for tests to read the span tree.
+ * A loopback OTLP/HTTP trace collector fake: accepts `POST /v1/traces` in either OTLP/HTTP encoding (protobuf, what
+ * the gateway's exporter sends, or JSON) and keeps every span flattened with its attributes as plain values, for
+ * tests to read the span tree.
  */
+import { decodeTraceRequest } from "./otlp-proto-decode.ts";
+
 export interface CollectedSpan {
   traceId: string;
   spanId: string;
@@ -55,7 +58,8 @@ export function startOtlpCollector(): OtlpCollector {
     port: 0,
     async fetch(request) {
       if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/traces") return new Response("not found", { status: 404 });
-      const body = (await request.json()) as { resourceSpans?: Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }> };
+      const protobuf = request.headers.get("content-type") === "application/x-protobuf";
+      const body = (protobuf ? decodeTraceRequest(new Uint8Array(await request.arrayBuffer())) : await request.json()) as { resourceSpans?: Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }> };
       for (const rs of body.resourceSpans ?? []) {
         const resource = attributesOf(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {

@@ -3,7 +3,7 @@
  * counts it dropped when the queue is full); exports run later from a timer, one at a time, `batchSize` spans
  * each. The SDK's BatchSpanProcessor serialises a whole batch inside the `end()` that fills it (ms of pause on the
  * request's path) and drops spans with only a debug log; here every drop is counted in a metric. What a span is
- * stays the exporter's business: the gateway queues spans already written as OTLP/JSON text (span-recorder.ts), an
+ * stays the exporter's business: the gateway queues spans already encoded as OTLP protobuf (span-recorder.ts), an
  * SDK `SpanExporter` would take `ReadableSpan`s.
  */
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";

@@ -9,10 +9,10 @@ import type { Attempt, RequestContext } from "../../pipeline/context.ts";
 import { attemptOutcome, attemptStep } from "../attempts.ts";
 import { routeLabel } from "../labels.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
-import { AttributeWriter, quote } from "./otlp-json.ts";
+import { AttributeWriter } from "./otlp-proto.ts";
 import { parentOf } from "./parent.ts";
 import type { ToolRecord, TraceRecords, TurnRecord } from "./records.ts";
-import type { SpanParent } from "./span-recorder.ts";
+import type { OpenSpan, SpanParent } from "./span-recorder.ts";
 import type { TracingSdk } from "./sdk.ts";
 
 /** OTLP span kinds. */
@@ -27,31 +27,20 @@ const MAX_ATTRIBUTE_CHARS = 1_000;
 export function emitRequestTrace(sdk: TracingSdk, ctx: RequestContext, status: number, endedAt: number, records: TraceRecords): void {
   const field = ctx.request?.trace;
   const parent = parentOf(sdk.propagator, ctx.headers, field);
-  // Every span of the request carries its generation id: escaped once.
-  const generation = quote(ctx.generationId);
   const route = routeLabel(ctx);
   const batch = route === "batch";
   const name = stringField(field?.span_name) ?? (batch ? "batch item" : `POST ${route}`);
-  const root = sdk.spans.root(
-    {
-      name,
-      kind: batch ? INTERNAL : SERVER,
-      startMs: ctx.startedAt,
-      endMs: endedAt,
-      attributes: requestAttributes(ctx, generation, status, route, field),
-      ...(status >= 500 ? { error: errorMessage(String(ctx.log.error_type ?? status)) } : {}),
-    },
-    trace.getSpanContext(parent.context),
-    parent.traceId,
-  );
-  if (!root) return; // not sampled: no children either
+  const span = sdk.spans.root({ name, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, trace.getSpanContext(parent.context), parent.traceId);
+  if (!span) return; // not sampled: no children either
+  requestAttributes(span, ctx, status, route, field);
+  const root = span.end(status >= 500 ? errorMessage(String(ctx.log.error_type ?? status)) : undefined);
   let from = 0;
   for (const turn of records.turns) {
-    turnSpan(sdk, ctx, generation, root, from, turn.attemptsUpTo, turn, field);
+    turnSpan(sdk, ctx, root, from, turn.attemptsUpTo, turn, field);
     from = Math.max(from, turn.attemptsUpTo);
   }
   // Attempts after the last metered turn: a turn that failed on every endpoint.
-  if (from < ctx.attempts.length) turnSpan(sdk, ctx, generation, root, from, ctx.attempts.length, undefined, field);
+  if (from < ctx.attempts.length) turnSpan(sdk, ctx, root, from, ctx.attempts.length, undefined, field);
   for (const tool of records.tools) toolSpan(sdk, root, tool);
 }
 
@@ -59,10 +48,9 @@ function errorMessage(message: string): string {
   return message.slice(0, MAX_ATTRIBUTE_CHARS);
 }
 
-function requestAttributes(ctx: RequestContext, generation: string, status: number, route: string, field: Record<string, unknown> | undefined): string {
+function requestAttributes(a: OpenSpan, ctx: RequestContext, status: number, route: string, field: Record<string, unknown> | undefined): void {
   const usage = ctx.spend.usage;
-  const a = new AttributeWriter()
-    .quoted("gateway.generation_id", generation)
+  a.uniqueStr("gateway.generation_id", ctx.generationId)
     .str("gateway.format", ctx.format.id)
     .num("http.response.status_code", status)
     .num("gen_ai.usage.input_tokens", usage.input.total)
@@ -78,22 +66,23 @@ function requestAttributes(ctx: RequestContext, generation: string, status: numb
     a.str("gateway.trace.name", stringField(field.trace_name));
     for (const [key, value] of Object.entries(field)) if (!KNOWN_TRACE_KEYS.has(key)) a.clientValue(`gateway.trace.${key}`, attributeValue(value));
   }
-  return a.toJson();
 }
 
 /** A model turn's span and, under it, its attempts: `ctx.attempts[from..to)`. */
-function turnSpan(sdk: TracingSdk, ctx: RequestContext, generation: string, parent: SpanParent, from: number, to: number, turn: TurnRecord | undefined, field: Record<string, unknown> | undefined): void {
+function turnSpan(sdk: TracingSdk, ctx: RequestContext, parent: SpanParent, from: number, to: number, turn: TurnRecord | undefined, field: Record<string, unknown> | undefined): void {
   const all = ctx.attempts;
   const first = from < to ? all[from] : undefined;
   const last = from < to ? all[to - 1] : undefined;
   const startTime = first?.startedAt ?? turn?.endedAt ?? ctx.startedAt;
   const endTime = turn?.endedAt ?? last?.endedAt ?? startTime;
   const model = turn?.endpoint.model.id ?? ctx.request?.model ?? "";
-  const a = new AttributeWriter()
+  const name = stringField(field?.generation_name) ?? `chat ${model}`;
+  const a = sdk.spans
+    .child({ name, kind: INTERNAL, startMs: startTime, endMs: endTime }, parent)
     .str("gen_ai.operation.name", "chat")
     .str("gen_ai.request.model", ctx.request?.model ?? model)
-    .quoted("gateway.generation_id", generation)
-    .quoted("gen_ai.response.id", generation)
+    .uniqueStr("gateway.generation_id", ctx.generationId)
+    .uniqueStr("gen_ai.response.id", ctx.generationId)
     .num("gen_ai.request.max_tokens", ctx.request?.maxTokens);
   if (turn) {
     const { usage } = turn;
@@ -103,19 +92,15 @@ function turnSpan(sdk: TracingSdk, ctx: RequestContext, generation: string, pare
       .strs("gen_ai.response.finish_reasons", [turn.finish])
       .num("gateway.cost_usd", turn.cost.total);
   }
-  const name = stringField(field?.generation_name) ?? `chat ${model}`;
   const failed = !turn || turn.finish === "error";
-  const inTurn = sdk.spans.child(
-    { name, kind: INTERNAL, startMs: startTime, endMs: endTime, attributes: a.toJson(), ...(failed ? { error: errorMessage(last?.errorType ?? "error") } : {}) },
-    parent,
-  );
+  const inTurn = a.end(failed ? errorMessage(last?.errorType ?? "error") : undefined);
   for (let i = from; i < to; i++) attemptSpan(sdk, inTurn, all[i]!, attemptStep(all, i));
 }
 
 /** What a turn's span says of the endpoint that served it, written once per endpoint (the catalog keeps them). */
-const ENDPOINT_ATTRIBUTES = new WeakMap<Endpoint, string>();
+const ENDPOINT_ATTRIBUTES = new WeakMap<Endpoint, Uint8Array>();
 
-function endpointAttributes(endpoint: Endpoint): string {
+function endpointAttributes(endpoint: Endpoint): Uint8Array {
   let found = ENDPOINT_ATTRIBUTES.get(endpoint);
   if (found === undefined) {
     found = new AttributeWriter()
@@ -131,7 +116,8 @@ function endpointAttributes(endpoint: Endpoint): string {
 }
 
 function attemptSpan(sdk: TracingSdk, parent: SpanParent, attempt: Attempt, step: string): void {
-  const attributes = new AttributeWriter()
+  sdk.spans
+    .child({ name: `attempt ${attempt.providerId}`, kind: CLIENT, startMs: attempt.startedAt, endMs: attempt.endedAt ?? attempt.startedAt }, parent)
     .str("gateway.provider", attempt.providerId)
     .str("gen_ai.request.model", attempt.model)
     .str("gateway.attempt.outcome", attemptOutcome(attempt))
@@ -139,39 +125,18 @@ function attemptSpan(sdk: TracingSdk, parent: SpanParent, attempt: Attempt, step
     .num("http.response.status_code", attempt.status)
     .str("error.type", attempt.errorType)
     .str("gateway.service_tier", attempt.tier)
-    .toJson();
-  sdk.spans.child(
-    {
-      name: `attempt ${attempt.providerId}`,
-      kind: CLIENT,
-      startMs: attempt.startedAt,
-      endMs: attempt.endedAt ?? attempt.startedAt,
-      attributes,
-      ...(attempt.errorType !== undefined ? { error: errorMessage(attempt.errorType) } : {}),
-    },
-    parent,
-  );
+    .end(attempt.errorType !== undefined ? errorMessage(attempt.errorType) : undefined);
 }
 
 function toolSpan(sdk: TracingSdk, parent: SpanParent, tool: ToolRecord): void {
   const { part } = tool;
-  const attributes = new AttributeWriter()
+  sdk.spans
+    .child({ name: `execute_tool ${part.name}`, kind: INTERNAL, startMs: tool.startedAt, endMs: tool.endedAt }, parent)
     .str("gen_ai.operation.name", "execute_tool")
     .str("gen_ai.tool.name", part.name)
     .uniqueStr("gen_ai.tool.call.id", part.callId)
     .str("gateway.tool.status", part.status)
-    .toJson();
-  sdk.spans.child(
-    {
-      name: `execute_tool ${part.name}`,
-      kind: INTERNAL,
-      startMs: tool.startedAt,
-      endMs: tool.endedAt,
-      attributes,
-      ...(part.status === "failed" ? { error: errorMessage(part.error ?? "failed") } : {}),
-    },
-    parent,
-  );
+    .end(part.status === "failed" ? errorMessage(part.error ?? "failed") : undefined);
 }
 
 function stringField(value: unknown): string | undefined {

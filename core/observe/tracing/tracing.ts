@@ -15,7 +15,7 @@ export interface Tracing {
 }
 
 export async function startTracing(config: TracingConfig, counters: ProcessorCounters, logger: Logger, version: string): Promise<Tracing> {
-  const [{ startSdk }, { emitRequestTrace }] = await Promise.all([import("./sdk.ts"), import("./request-trace.ts")]);
+  const [{ startSdk }, { emitRequestTrace }, { abandonPartialSpans }] = await Promise.all([import("./sdk.ts"), import("./request-trace.ts"), import("./otlp-proto.ts")]);
   const sdk = startSdk(config, counters, version);
   logger.info({ url: config.url, sample_ratio: config.sampleRatio }, "tracing: exporting spans over OTLP/HTTP");
   // Requests that ended since the last turn of the event loop, traced together once the replies went out.
@@ -28,6 +28,7 @@ export async function startTracing(config: TracingConfig, counters: ProcessorCou
         emitRequestTrace(sdk, ctx, status, endedAt, takeRecords(ctx));
       } catch (err) {
         // A bug in span building must never reach a request; it costs that request its trace.
+        abandonPartialSpans();
         logger.warn({ err, id: ctx.generationId }, "tracing: a request's spans could not be built");
       }
     }
