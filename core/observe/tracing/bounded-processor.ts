@@ -29,6 +29,8 @@ export interface ProcessorCounters {
 export class BoundedSpanProcessor<S> {
   private queue: S[] = [];
   private timer: Timer | undefined;
+  /** The delay the pending timer was set with. */
+  private timerMs = 0;
   private exporting: Promise<void> | undefined;
   private closed = false;
 
@@ -68,8 +70,10 @@ export class BoundedSpanProcessor<S> {
 
   private schedule(ms: number): void {
     if (this.exporting) return; // the export in flight schedules the next one when it ends
-    if (this.timer && ms > 0) return;
+    // A pending timer that fires as soon or sooner stays: every span of a full queue would otherwise replace it.
+    if (this.timer && this.timerMs <= ms) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerMs = ms;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.exportBatch();

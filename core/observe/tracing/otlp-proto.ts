@@ -197,13 +197,16 @@ export function exportFrame(envelope: ExportEnvelope): ExportFrame {
   return { resource: resourceBytes, scope: scratch.take(start) };
 }
 
-/** One ExportTraceServiceRequest: the spans (from `SpanWriter.finish`) under the frame's resource and scope. */
-export function exportBody(frame: ExportFrame, spans: readonly Uint8Array[]): Uint8Array {
+/**
+ * One ExportTraceServiceRequest: the spans (from `SpanWriter.finish`) under the frame's resource and scope, written
+ * from the start of `w` (its buffer is reused: the result is a view of it, valid until `w` is written again).
+ */
+export function exportBody(w: ProtoWriter, frame: ExportFrame, spans: readonly Uint8Array[]): Uint8Array {
   let spansSize = 0;
   for (const span of spans) spansSize += 1 + varintSize(span.length) + span.length;
   const scopeSpans = frame.scope.length + spansSize;
   const resourceSpans = frame.resource.length + 1 + varintSize(scopeSpans) + scopeSpans;
-  const w = new ProtoWriter(1 + varintSize(resourceSpans) + resourceSpans);
+  w.pos = 0;
   w.tag(1, 2).varint(resourceSpans).bytes(frame.resource).tag(2, 2).varint(scopeSpans).bytes(frame.scope);
   for (const span of spans) w.tag(2, 2).varint(span.length).bytes(span);
   return w.written();

@@ -8,7 +8,7 @@ import { decodeTraceRequest } from "../../support/otlp-proto-decode.ts";
 const frame = exportFrame({ resource: { "service.name": "gw", "service.version": "1.0" }, scope: { name: "inference-gateway", version: "1.0" } });
 
 type Decoded = { resourceSpans: Array<{ resource: { attributes: unknown[] }; scopeSpans: Array<{ scope: unknown; spans: Array<Record<string, unknown>> }> }> };
-const decode = (spans: Uint8Array[]) => decodeTraceRequest(exportBody(frame, spans)) as Decoded;
+const decode = (spans: Uint8Array[]) => decodeTraceRequest(exportBody(new ProtoWriter(16), frame, spans)) as Decoded;
 
 /** One span with the attributes `write` adds, decoded from an export request. */
 function oneSpan(write: (a: AttributeWriter) => unknown, header: Partial<SpanHeader> = {}) {
@@ -113,6 +113,11 @@ describe("OTLP protobuf", () => {
     expect(root.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(second).toMatchObject({ traceId: root.traceId, spanId: children[0]!.spanId, parentSpanId: root.spanId, kind: 3, status: { code: 2, message: 'upstream said "no"' } });
     expect(rest).toHaveLength(299);
+    // The exporter reuses one body buffer: a smaller export after a larger one is whole and alone.
+    const reused = new ProtoWriter(16);
+    exportBody(reused, frame, spans);
+    const small = decodeTraceRequest(exportBody(reused, frame, spans.slice(0, 2))) as Decoded;
+    expect(small.resourceSpans[0]!.scopeSpans[0]!.spans.map((s) => s.spanId)).toEqual([root.spanId, children[0]!.spanId]);
     expect(new Set(children.map((c) => c.spanId)).size).toBe(300);
   });
 
