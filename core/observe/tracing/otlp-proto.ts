@@ -13,15 +13,21 @@
  */
 import { ProtoWriter, varintSize } from "./proto-writer.ts";
 
-/** Every span and attribute is written here, then copied out (writing is synchronous: no two users overlap). */
-const scratch = new ProtoWriter();
+/**
+ * Where spans and attributes are written now: the export batch of the span being written (span-queue.ts), so a span
+ * is written once, in place, into the body that will be sent. Writing is synchronous: no two users overlap.
+ */
+let out = new ProtoWriter();
+/** The span being written, for `abandonPartialSpans`: its writer and where it began. */
+let open: { w: ProtoWriter; at: number } | undefined;
 
 /**
- * Forgets whatever a failed span build left half-written in the shared buffer (called when building a request's
- * spans threw: nothing else is open between two requests' builds).
+ * Forgets whatever a failed span build left half-written (called when building a request's spans threw: nothing
+ * else is open between two requests' builds).
  */
 export function abandonPartialSpans(): void {
-  scratch.pos = 0;
+  if (open) open.w.pos = open.at;
+  open = undefined;
 }
 
 const SPAN_ATTRIBUTES = 9;
@@ -31,30 +37,30 @@ type Scalar = string | number | boolean;
 
 /** Writes one KeyValue message as field `field` of its parent. */
 function writeKeyValue(field: number, key: string, value: Scalar | readonly string[]): void {
-  const kv = scratch.begin(field);
-  scratch.string(1, key);
-  const any = scratch.begin(2);
-  if (typeof value === "string") scratch.string(1, value);
-  else if (typeof value === "boolean") scratch.int64(2, value ? 1 : 0);
+  const kv = out.begin(field);
+  out.string(1, key);
+  const any = out.begin(2);
+  if (typeof value === "string") out.string(1, value);
+  else if (typeof value === "boolean") out.int64(2, value ? 1 : 0);
   else if (typeof value === "number") {
-    if (Number.isSafeInteger(value)) scratch.int64(3, value);
-    else scratch.double(4, Number.isFinite(value) ? value : 0);
+    if (Number.isSafeInteger(value)) out.int64(3, value);
+    else out.double(4, Number.isFinite(value) ? value : 0);
   } else {
-    const array = scratch.begin(5);
+    const array = out.begin(5);
     for (const item of value) {
-      const element = scratch.begin(1);
-      scratch.string(1, item).end(element);
+      const element = out.begin(1);
+      out.string(1, item).end(element);
     }
-    scratch.end(array);
+    out.end(array);
   }
-  scratch.end(any).end(kv);
+  out.end(any).end(kv);
 }
 
 /** One span attribute's bytes, to be kept. */
 function keyValue(key: string, value: Scalar | readonly string[]): Uint8Array {
-  const start = scratch.pos;
+  const start = out.pos;
   writeKeyValue(SPAN_ATTRIBUTES, key, value);
-  return scratch.take(start);
+  return out.take(start);
 }
 
 /**
@@ -82,11 +88,17 @@ function repeated(key: string, value: Scalar, write: () => Uint8Array): Uint8Arr
  */
 export class AttributeWriter {
   /** Where this writer's bytes begin. */
-  protected readonly start = scratch.pos;
+  protected readonly start: number;
+
+  /** Attributes written into `w` (by default wherever the span being written goes). */
+  constructor(w: ProtoWriter = out) {
+    out = w;
+    this.start = w.pos;
+  }
 
   /** A string attribute whose value repeats across requests (a model, a provider, a closed-set name). */
   str(key: string, value: string | undefined): this {
-    if (value !== undefined) scratch.bytes(repeated(key, value, () => keyValue(key, value)));
+    if (value !== undefined) out.bytes(repeated(key, value, () => keyValue(key, value)));
     return this;
   }
 
@@ -99,19 +111,19 @@ export class AttributeWriter {
   /** Integers as intValue, anything else as doubleValue; small non-negative integers repeat. */
   num(key: string, value: number | undefined): this {
     if (value === undefined) return this;
-    if (Number.isInteger(value) && value >= 0 && value < 4096) scratch.bytes(repeated(key, value, () => keyValue(key, value)));
+    if (Number.isInteger(value) && value >= 0 && value < 4096) out.bytes(repeated(key, value, () => keyValue(key, value)));
     else writeKeyValue(SPAN_ATTRIBUTES, key, value);
     return this;
   }
 
   bool(key: string, value: boolean | undefined): this {
-    if (value !== undefined) scratch.bytes(repeated(key, value, () => keyValue(key, value)));
+    if (value !== undefined) out.bytes(repeated(key, value, () => keyValue(key, value)));
     return this;
   }
 
   /** A one-element list repeats like a string (a turn's finish reason); longer ones are written each time. */
   strs(key: string, values: readonly string[]): this {
-    if (values.length === 1) scratch.bytes(repeated(`${key}[]`, values[0]!, () => keyValue(key, values)));
+    if (values.length === 1) out.bytes(repeated(`${key}[]`, values[0]!, () => keyValue(key, values)));
     else writeKeyValue(SPAN_ATTRIBUTES, key, values);
     return this;
   }
@@ -124,22 +136,32 @@ export class AttributeWriter {
 
   /** Attributes another writer wrote (`fragment()`), e.g. ones cached per endpoint. */
   raw(fragment: Uint8Array): this {
-    scratch.bytes(fragment);
+    out.bytes(fragment);
     return this;
   }
 
   /** What this writer wrote, taken out of the buffer: to be added to other lists with `raw`. */
   fragment(): Uint8Array {
-    return scratch.take(this.start);
+    return out.take(this.start);
   }
 }
 
+/** Trace and span ids as 32-bit words, most significant first (no hex text on the way). */
+export interface SpanIds {
+  /** The trace id's four words. */
+  t0: number;
+  t1: number;
+  t2: number;
+  t3: number;
+  /** The span id's two words. */
+  s0: number;
+  s1: number;
+}
+
 export interface SpanHeader {
-  /** Lowercase hex, 32 characters. */
-  traceId: string;
-  /** Lowercase hex, 16 characters. */
-  spanId: string;
-  parentSpanId: string | undefined;
+  ids: SpanIds;
+  /** The parent's span id (its `s0`, `s1`), if any. */
+  parent: SpanIds | undefined;
   name: string;
   /** OTLP span kind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;
@@ -149,25 +171,36 @@ export interface SpanHeader {
 }
 
 /**
- * One Span message being written: its header at once, then its attributes (the AttributeWriter methods), then
- * `finish`. An end before the start is clamped to it.
+ * One Span message being written into `w`, tagged as a ScopeSpans span (field 2): its header at once, then its
+ * attributes (the AttributeWriter methods), then `finish`. An end before the start is clamped to it.
  */
 export class SpanWriter extends AttributeWriter {
-  constructor(h: SpanHeader) {
-    super();
-    scratch.hex(1, h.traceId).hex(2, h.spanId);
-    if (h.parentSpanId !== undefined) scratch.hex(4, h.parentSpanId);
-    scratch.string(5, h.name).int64(6, h.kind).unixNanos(7, h.startMs).unixNanos(8, Math.max(h.endMs, h.startMs));
+  /** Where the span's length goes (after its tag at `start`). */
+  private readonly lengthAt: number;
+
+  constructor(w: ProtoWriter, h: SpanHeader) {
+    super(w);
+    open = { w, at: this.start };
+    this.lengthAt = w.begin(2);
+    const { ids, parent } = h;
+    w.id128(1, ids.t0, ids.t1, ids.t2, ids.t3).id64(2, ids.s0, ids.s1);
+    if (parent !== undefined) w.id64(4, parent.s0, parent.s1);
+    w.string(5, h.name).int64(6, h.kind).unixNanos(7, h.startMs).unixNanos(8, Math.max(h.endMs, h.startMs));
   }
 
-  /** The Span's bytes (without its field tag: the export frames it); `error` sets status ERROR with that message. */
-  finish(error: string | undefined): Uint8Array {
+  /**
+   * Closes the span (`error` sets status ERROR with that message), its bytes left in place in the writer; returns
+   * where they begin (its tag).
+   */
+  finish(error: string | undefined): number {
     if (error !== undefined) {
-      const status = scratch.begin(15);
-      scratch.string(2, error).int64(3, 2);
-      scratch.end(status);
+      const status = out.begin(15);
+      out.string(2, error).int64(3, 2);
+      out.end(status);
     }
-    return scratch.take(this.start);
+    out.end(this.lengthAt);
+    open = undefined;
+    return this.start;
   }
 }
 
@@ -185,29 +218,36 @@ export interface ExportFrame {
 }
 
 export function exportFrame(envelope: ExportEnvelope): ExportFrame {
-  let start = scratch.pos;
-  const resource = scratch.begin(1);
+  let start = out.pos;
+  const resource = out.begin(1);
   for (const [key, value] of Object.entries(envelope.resource)) writeKeyValue(RESOURCE_ATTRIBUTES, key, value);
-  scratch.end(resource);
-  const resourceBytes = scratch.take(start);
-  start = scratch.pos;
-  const scope = scratch.begin(1);
-  scratch.string(1, envelope.scope.name).string(2, envelope.scope.version);
-  scratch.end(scope);
-  return { resource: resourceBytes, scope: scratch.take(start) };
+  out.end(resource);
+  const resourceBytes = out.take(start);
+  start = out.pos;
+  const scope = out.begin(1);
+  out.string(1, envelope.scope.name).string(2, envelope.scope.version);
+  out.end(scope);
+  return { resource: resourceBytes, scope: out.take(start) };
+}
+
+/** Bytes to leave free in front of a batch's spans for `frameSpans` to write the envelope there. */
+export function envelopeRoom(frame: ExportFrame): number {
+  return frame.resource.length + frame.scope.length + 2 * (1 + 5);
 }
 
 /**
- * One ExportTraceServiceRequest: the spans (from `SpanWriter.finish`) under the frame's resource and scope, written
- * from the start of `w` (its buffer is reused: the result is a view of it, valid until `w` is written again).
+ * One ExportTraceServiceRequest around the spans `w` holds from `room` (written there by SpanWriter, tagged): the
+ * frame's resource and scope are written in the room in front of them. The result is a view of `w`'s buffer.
  */
-export function exportBody(w: ProtoWriter, frame: ExportFrame, spans: readonly Uint8Array[]): Uint8Array {
-  let spansSize = 0;
-  for (const span of spans) spansSize += 1 + varintSize(span.length) + span.length;
+export function frameSpans(w: ProtoWriter, frame: ExportFrame, room: number): Uint8Array {
+  const end = w.pos;
+  const spansSize = end - room;
   const scopeSpans = frame.scope.length + spansSize;
   const resourceSpans = frame.resource.length + 1 + varintSize(scopeSpans) + scopeSpans;
-  w.pos = 0;
+  const header = 1 + varintSize(resourceSpans) + frame.resource.length + 1 + varintSize(scopeSpans) + frame.scope.length;
+  const start = room - header;
+  w.pos = start;
   w.tag(1, 2).varint(resourceSpans).bytes(frame.resource).tag(2, 2).varint(scopeSpans).bytes(frame.scope);
-  for (const span of spans) w.tag(2, 2).varint(span.length).bytes(span);
-  return w.written();
+  w.pos = end;
+  return w.written(start);
 }

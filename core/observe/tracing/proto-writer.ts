@@ -97,10 +97,25 @@ export class ProtoWriter {
     return this.end(start);
   }
 
-  /** Bytes given as hex (trace and span ids). */
-  hex(field: number, value: string): this {
-    this.tag(field, WIRE_LENGTH).varint(value.length / 2).room(value.length / 2);
-    this.pos += this.buf.write(value, this.pos, "hex");
+  /** An 8-byte id (a span id) given as two 32-bit words, most significant first. */
+  id64(field: number, hi: number, lo: number): this {
+    this.tag(field, WIRE_LENGTH).room(9);
+    this.buf[this.pos++] = 8;
+    this.view.setUint32(this.pos, hi);
+    this.view.setUint32(this.pos + 4, lo);
+    this.pos += 8;
+    return this;
+  }
+
+  /** A 16-byte id (a trace id) given as four 32-bit words, most significant first. */
+  id128(field: number, a: number, b: number, c: number, d: number): this {
+    this.tag(field, WIRE_LENGTH).room(17);
+    this.buf[this.pos++] = 16;
+    this.view.setUint32(this.pos, a);
+    this.view.setUint32(this.pos + 4, b);
+    this.view.setUint32(this.pos + 8, c);
+    this.view.setUint32(this.pos + 12, d);
+    this.pos += 16;
     return this;
   }
 
@@ -140,9 +155,9 @@ export class ProtoWriter {
     return this;
   }
 
-  /** Everything written, without a copy (the writer is not to be used after). */
-  written(): Uint8Array {
-    return this.buf.subarray(0, this.pos);
+  /** What was written from `from` on, without a copy (valid until the writer is written again). */
+  written(from = 0): Uint8Array {
+    return this.buf.subarray(from, this.pos);
   }
 
   /** A copy of what was written since `from`, and the writer rewound there. */

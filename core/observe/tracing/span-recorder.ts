@@ -1,23 +1,52 @@
 /**
- * Finished spans, written directly as OTLP protobuf (otlp-proto.ts). A request's spans are built once it has ended,
- * when every start, end and attribute is known, so nothing needs the SDK's live `Span` (its per-attribute checks,
- * clock reads and processor calls cost ~10 µs a span, measured) nor its `ReadableSpan` (an object tree the exporter
- * would walk again): each span is one small byte array handed to the bounded queue, which the exporter frames into
- * a request body. Sampling is decided once per trace, at its root.
+ * Finished spans, written directly as OTLP protobuf (otlp-proto.ts) into the export batch that will carry them
+ * (span-queue.ts): no per-span byte array, no copy into the body later. A request's spans are built once it has
+ * ended, when every start, end and attribute is known, so nothing needs the SDK's live `Span` (its per-attribute
+ * checks, clock reads and processor calls cost ~10 µs a span, measured) nor its `ReadableSpan` (an object tree the
+ * exporter would walk again). Ids stay 32-bit words from the random pool to the bytes (hex only when asked for).
+ * Sampling is decided once per trace, at its root.
  */
-import { SpanWriter } from "./otlp-proto.ts";
+import { SpanWriter, type SpanIds } from "./otlp-proto.ts";
+import type { ProtoWriter } from "./proto-writer.ts";
 
 /** W3C trace flags: bit 0, sampled. */
 const SAMPLED = 1;
 
-/** Where a span hangs: the ids of its trace and parent, as lowercase hex. */
-export interface SpanParent {
-  traceId: string;
-  spanId: string;
+/** Where a span hangs: the ids of its trace and of the span itself; `traceId` and `spanId` as lowercase hex. */
+export class SpanParent implements SpanIds {
+  constructor(
+    readonly t0: number,
+    readonly t1: number,
+    readonly t2: number,
+    readonly t3: number,
+    readonly s0: number,
+    readonly s1: number,
+  ) {}
+
+  get traceId(): string {
+    return hex8(this.t0) + hex8(this.t1) + hex8(this.t2) + hex8(this.t3);
+  }
+
+  get spanId(): string {
+    return hex8(this.s0) + hex8(this.s1);
+  }
+}
+
+function hex8(word: number): string {
+  return word.toString(16).padStart(8, "0");
+}
+
+/** The words of a lowercase hex id (validated by the caller: parent.ts). */
+function words(hex: string, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => Number.parseInt(hex.slice(i * 8, i * 8 + 8), 16));
 }
 
 /** A remote parent (from `traceparent` or the request's `trace` field), with the caller's sampling decision. */
-export interface RemoteParent extends SpanParent {
+export interface RemoteParent {
+  /** Lowercase hex, 32 characters. */
+  traceId: string;
+  /** Lowercase hex, 16 characters. */
+  spanId: string;
   traceFlags: number;
 }
 
@@ -30,27 +59,28 @@ export interface SpanSpec {
   endMs: number;
 }
 
-/** Where finished spans go (the bounded queue). */
+/** Where finished spans go (the bounded queue, span-queue.ts). */
 export interface SpanSink {
-  onEnd(span: Uint8Array): void;
+  /** The writer the next span is written into. */
+  readonly writer: ProtoWriter;
+  /** The span written into `writer` from `start` (its tag) to the writer's position is finished. */
+  ended(start: number): void;
 }
 
 /**
- * Random ids from a pool refilled by `crypto.getRandomValues` 4 KiB at a time: a span id is then one hex slice of
- * a buffer, with the randomness of the platform's CSPRNG.
+ * Random 32-bit words from a pool refilled by `crypto.getRandomValues` 4 KiB at a time, with the randomness of the
+ * platform's CSPRNG.
  */
 class IdPool {
-  private readonly pool = Buffer.alloc(4096);
+  private readonly pool = new Uint32Array(1024);
   private at = this.pool.length;
 
-  hex(bytes: number): string {
-    if (this.at + bytes > this.pool.length) {
+  word(): number {
+    if (this.at === this.pool.length) {
       crypto.getRandomValues(this.pool);
       this.at = 0;
     }
-    const id = this.pool.toString("hex", this.at, (this.at += bytes));
-    // All zeros is the invalid id of W3C trace context; one in 2^64 draws, redrawn rather than sent.
-    return /^0+$/.test(id) ? this.hex(bytes) : id;
+    return this.pool[this.at++]!;
   }
 }
 
@@ -64,14 +94,14 @@ export class OpenSpan extends SpanWriter {
     spec: SpanSpec,
     /** Where this span's children hang. */
     readonly context: SpanParent,
-    parentSpanId: string | undefined,
+    parent: SpanIds | undefined,
   ) {
-    super({ traceId: context.traceId, spanId: context.spanId, parentSpanId, name: spec.name, kind: spec.kind, startMs: spec.startMs, endMs: spec.endMs });
+    super(sink.writer, { ids: context, parent, name: spec.name, kind: spec.kind, startMs: spec.startMs, endMs: spec.endMs });
   }
 
   /** Hands the span to the queue; `error` (a message) sets its status to ERROR. */
   end(error?: string): SpanParent {
-    this.sink.onEnd(this.finish(error));
+    this.sink.ended(this.finish(error));
     return this.context;
   }
 }
@@ -85,17 +115,41 @@ export class SpanRecorder {
   ) {}
 
   /**
-   * Opens a trace's root span under `parent` (a remote span), or as a new trace (of `traceId` when given); undefined
-   * when the trace is not sampled: a parent's flag decides, otherwise the configured ratio.
+   * Opens a trace's root span under `parent` (a remote span), or as a new trace (of `traceId`, lowercase hex, when
+   * given); undefined when the trace is not sampled: a parent's flag decides, otherwise the configured ratio.
    */
   root(spec: SpanSpec, parent: RemoteParent | undefined, traceId: string | undefined): OpenSpan | undefined {
     const sampled = parent ? (parent.traceFlags & SAMPLED) !== 0 : this.sampleRatio >= 1 || Math.random() < this.sampleRatio;
     if (!sampled) return undefined;
-    const context: SpanParent = { traceId: parent?.traceId ?? traceId ?? this.ids.hex(16), spanId: this.ids.hex(8) };
-    return new OpenSpan(this.sink, spec, context, parent?.spanId);
+    const given = parent?.traceId ?? traceId;
+    let s0 = 0, s1 = 0;
+    while ((s0 | s1) === 0) [s0, s1] = [this.ids.word(), this.ids.word()];
+    let context: SpanParent;
+    if (given !== undefined) {
+      const [t0, t1, t2, t3] = words(given, 4) as [number, number, number, number];
+      context = new SpanParent(t0, t1, t2, t3, s0, s1);
+    } else {
+      // All zeros is the invalid id of W3C trace context: one in 2^128 draws, redrawn rather than sent.
+      let t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+      while ((t0 | t1 | t2 | t3) === 0) [t0, t1, t2, t3] = [this.ids.word(), this.ids.word(), this.ids.word(), this.ids.word()];
+      context = new SpanParent(t0, t1, t2, t3, s0, s1);
+    }
+    let remote: SpanIds | undefined;
+    if (parent) {
+      const [p0, p1] = words(parent.spanId, 2) as [number, number];
+      remote = { t0: 0, t1: 0, t2: 0, t3: 0, s0: p0, s1: p1 };
+    }
+    return new OpenSpan(this.sink, spec, context, remote);
   }
 
   child(spec: SpanSpec, parent: SpanParent): OpenSpan {
-    return new OpenSpan(this.sink, spec, { traceId: parent.traceId, spanId: this.ids.hex(8) }, parent.spanId);
+    // A span id of all zeros is invalid: one in 2^64 draws, redrawn rather than sent.
+    let s0 = this.ids.word();
+    let s1 = this.ids.word();
+    while ((s0 | s1) === 0) {
+      s0 = this.ids.word();
+      s1 = this.ids.word();
+    }
+    return new OpenSpan(this.sink, spec, new SpanParent(parent.t0, parent.t1, parent.t2, parent.t3, s0, s1), parent);
   }
 }

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { TracingConfig } from "../../config/observability.ts";
 import type { RequestContext } from "../../pipeline/context.ts";
 import { takeRecords } from "./records.ts";
-import type { ProcessorCounters } from "./bounded-processor.ts";
+import type { ProcessorCounters } from "./span-queue.ts";
 
 export interface Tracing {
   finish(ctx: RequestContext, status: number, endedAt: number): void;

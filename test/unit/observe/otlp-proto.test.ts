@@ -1,20 +1,33 @@
 /** OTLP protobuf written by hand: what a collector decodes, for every value type, length and time. */
 import { describe, expect, test } from "bun:test";
-import { abandonPartialSpans, AttributeWriter, exportBody, exportFrame, SpanWriter, type SpanHeader } from "../../../core/observe/tracing/otlp-proto.ts";
+import { abandonPartialSpans, AttributeWriter, envelopeRoom, exportFrame, frameSpans, SpanWriter, type SpanHeader } from "../../../core/observe/tracing/otlp-proto.ts";
 import { ProtoWriter } from "../../../core/observe/tracing/proto-writer.ts";
-import { SpanRecorder } from "../../../core/observe/tracing/span-recorder.ts";
+import { SpanParent, SpanRecorder } from "../../../core/observe/tracing/span-recorder.ts";
 import { decodeTraceRequest } from "../../support/otlp-proto-decode.ts";
 
 const frame = exportFrame({ resource: { "service.name": "gw", "service.version": "1.0" }, scope: { name: "inference-gateway", version: "1.0" } });
+const room = envelopeRoom(frame);
 
 type Decoded = { resourceSpans: Array<{ resource: { attributes: unknown[] }; scopeSpans: Array<{ scope: unknown; spans: Array<Record<string, unknown>> }> }> };
-const decode = (spans: Uint8Array[]) => decodeTraceRequest(exportBody(new ProtoWriter(16), frame, spans)) as Decoded;
+
+/** A span sink of one export batch, as the queue keeps them: spans written in place after the envelope's room. */
+function batch() {
+  const writer = new ProtoWriter(16);
+  writer.pos = room;
+  const ended: number[] = [];
+  return { writer, ended: (start: number) => void ended.push(start), starts: ended, decode: () => decodeTraceRequest(frameSpans(writer, frame, room)) as Decoded };
+}
+
+/** `4bf92f3577b34da6a3ce929d0e0e4736` / `00f067aa0ba902b7` as words (a leading zero word included). */
+const IDS = new SpanParent(0x4bf92f35, 0x77b34da6, 0xa3ce929d, 0x0e0e4736, 0x00f067aa, 0x0ba902b7);
 
 /** One span with the attributes `write` adds, decoded from an export request. */
 function oneSpan(write: (a: AttributeWriter) => unknown, header: Partial<SpanHeader> = {}) {
-  const span = new SpanWriter({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", parentSpanId: undefined, name: "s", kind: 1, startMs: 1, endMs: 2, ...header });
+  const b = batch();
+  const span = new SpanWriter(b.writer, { ids: IDS, parent: undefined, name: "s", kind: 1, startMs: 1, endMs: 2, ...header });
   write(span);
-  return decode([span.finish(undefined)]).resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+  span.finish(undefined);
+  return b.decode().resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
 }
 
 describe("OTLP protobuf", () => {
@@ -86,21 +99,30 @@ describe("OTLP protobuf", () => {
     expect(oneSpan(() => undefined, { startMs: 1001, endMs: 1000 }).endTimeUnixNano).toBe("1001000000");
   });
 
+  test("ids are written as bytes: the hex a collector shows, leading zeros kept", () => {
+    const span = oneSpan(() => undefined, { parent: new SpanParent(0, 0, 0, 0, 0, 1) });
+    expect(span).toMatchObject({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", parentSpanId: "0000000000000001" });
+    expect(IDS.traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(IDS.spanId).toBe("00f067aa0ba902b7");
+  });
+
   test("nested lengths of 128 bytes and more are moved into place", () => {
     for (const length of [126, 127, 128, 129, 16_383, 16_384, 70_000]) {
-      const w = new ProtoWriter(16);
-      w.string(5, "x".repeat(length));
-      const span = oneSpanFromRaw(w.take());
-      expect(span.name).toBe("x".repeat(length));
+      const b = batch();
+      const at = b.writer.begin(2);
+      b.writer.string(5, "x".repeat(length));
+      b.writer.end(at);
+      expect(b.decode().resourceSpans[0]!.scopeSpans[0]!.spans[0]!.name).toBe("x".repeat(length));
     }
   });
 
   test("an export request: resource, scope and spans, with parent ids, kinds and error status", () => {
-    const spans: Uint8Array[] = [];
-    const recorder = new SpanRecorder({ onEnd: (span) => spans.push(span) }, 1);
+    const b = batch();
+    const recorder = new SpanRecorder(b, 1);
     const root = recorder.root({ name: "POST /chat/completions", kind: 2, startMs: 1000, endMs: 1010 }, undefined, undefined)!.num("http.response.status_code", 200).end();
     const children = Array.from({ length: 300 }, (_, i) => recorder.child({ name: `attempt ${i}`, kind: 3, startMs: 1001, endMs: 1002 }, root).end(i === 0 ? 'upstream said "no"' : undefined));
-    const body = decode(spans);
+    expect(b.starts).toHaveLength(301);
+    const body = b.decode();
     const [resourceSpans] = body.resourceSpans;
     expect(resourceSpans!.resource.attributes).toEqual([
       { key: "service.name", value: { stringValue: "gw" } },
@@ -113,38 +135,38 @@ describe("OTLP protobuf", () => {
     expect(root.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(second).toMatchObject({ traceId: root.traceId, spanId: children[0]!.spanId, parentSpanId: root.spanId, kind: 3, status: { code: 2, message: 'upstream said "no"' } });
     expect(rest).toHaveLength(299);
-    // The exporter reuses one body buffer: a smaller export after a larger one is whole and alone.
-    const reused = new ProtoWriter(16);
-    exportBody(reused, frame, spans);
-    const small = decodeTraceRequest(exportBody(reused, frame, spans.slice(0, 2))) as Decoded;
-    expect(small.resourceSpans[0]!.scopeSpans[0]!.spans.map((s) => s.spanId)).toEqual([root.spanId, children[0]!.spanId]);
     expect(new Set(children.map((c) => c.spanId)).size).toBe(300);
+    expect(children.every((c) => c.traceId === root.traceId)).toBe(true);
   });
 
   test("a span build that failed half-way leaves nothing behind once abandoned", () => {
-    const broken = new SpanWriter({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", parentSpanId: undefined, name: "broken", kind: 1, startMs: 1, endMs: 2 });
+    const b = batch();
+    const recorder = new SpanRecorder(b, 1);
+    const kept = recorder.root({ name: "kept", kind: 2, startMs: 1, endMs: 2 }, undefined, undefined)!.end();
+    const broken = new SpanWriter(b.writer, { ids: IDS, parent: kept, name: "broken", kind: 1, startMs: 1, endMs: 2 });
     broken.str("half", "written");
     abandonPartialSpans();
-    const span = oneSpan((a) => a.str("k", "v"));
-    expect(span.name).toBe("s");
-    expect(span.attributes).toEqual([{ key: "k", value: { stringValue: "v" } }]);
+    recorder.child({ name: "next", kind: 1, startMs: 1, endMs: 2 }, kept).str("k", "v").end();
+    const spans = b.decode().resourceSpans[0]!.scopeSpans[0]!.spans;
+    expect(spans.map((s) => s.name)).toEqual(["kept", "next"]);
+    expect(spans[1]!.attributes).toEqual([{ key: "k", value: { stringValue: "v" } }]);
   });
 
   test("sampling: a remote parent's flag decides, else the ratio; an unsampled root writes nothing", () => {
-    const spans: Uint8Array[] = [];
-    const never = new SpanRecorder({ onEnd: (span) => spans.push(span) }, 0);
+    const b = batch();
+    const never = new SpanRecorder(b, 0);
     const spec = { name: "r", kind: 2 as const, startMs: 0, endMs: 1 };
     expect(never.root(spec, undefined, undefined)).toBeUndefined();
     const parent = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: 1 };
     expect(never.root(spec, parent, undefined)?.end().traceId).toBe(parent.traceId);
-    const always = new SpanRecorder({ onEnd: (span) => spans.push(span) }, 1);
+    const always = new SpanRecorder(b, 1);
     expect(always.root(spec, { ...parent, traceFlags: 0 }, undefined)).toBeUndefined();
     expect(always.root(spec, undefined, "11112222333344445555666677778888")?.end().traceId).toBe("11112222333344445555666677778888");
-    expect(spans).toHaveLength(2);
+    expect(b.starts).toHaveLength(2);
+    const spans = b.decode().resourceSpans[0]!.scopeSpans[0]!.spans;
+    expect(spans.map((s) => [s.traceId, s.parentSpanId])).toEqual([
+      [parent.traceId, parent.spanId],
+      ["11112222333344445555666677778888", undefined],
+    ]);
   });
 });
-
-/** A span of only the given raw fields (here: a name). */
-function oneSpanFromRaw(fields: Uint8Array) {
-  return decode([fields]).resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
-}
