@@ -1,54 +1,104 @@
 /**
  * Counting on the request path without prom-client's per-call cost: its `inc` / `observe` hash the label object
  * (sorting its keys) on every call, child or not, which was most of the metrics' cost per request. Here a request's
- * increments and observations go into plain maps keyed by the label values (every call site passes a family's
- * labels in one fixed order), and reach prom-client in one pass when `/metrics` is rendered — or earlier, once
- * enough are pending, so an unscraped gateway holds a bounded amount.
+ * increments and observations go into cells found by the label values (every call site passes a family's labels in
+ * one fixed order): a tree of maps keyed by the label strings themselves, one level per label, so finding a cell
+ * builds no key (the strings are the ones the request already holds, their hashes cached). Cells stay from one flush
+ * to the next (label values come from closed sets), and reach prom-client in one pass when `/metrics` is rendered —
+ * or earlier, once enough are pending, so an unscraped gateway holds a bounded amount.
  */
 import type { Counter, Histogram } from "prom-client";
 
 type Labels = Record<string, string>;
 
-/** Pending observations (histograms) or increments (counters) before a flush. */
+/** Pending observations (histograms) or cells with increments (counters) before a flush. */
 const MAX_PENDING = 20_000;
+/** Cells kept across flushes; past this many (labels that grew after all) the trees are dropped at the next flush. */
+const MAX_CELLS = 20_000;
 
-const counters = new Map<Counter<string>, Map<string, { labels: Labels; value: number }>>();
-const histograms = new Map<Histogram<string>, Map<string, { labels: Labels; values: number[] }>>();
+interface Cell {
+  labels: Labels;
+  /** Counters: the increment pending. */
+  value: number;
+  /** Histograms: the observations pending. */
+  values: number[];
+  pending: boolean;
+}
+
+type Tree = Map<string, Tree | Cell>;
+
+const TREE = Symbol("bound cells");
+/** A metric's tree, of the generation it was made in (an older one is replaced). */
+type WithTree = { [TREE]?: { generation: number; root: Tree } };
+
+/** Cells with something pending, per metric. */
+const pendingCounters: Array<[Counter<string>, Cell]> = [];
+const pendingHistograms: Array<[Histogram<string>, Cell]> = [];
+/** Bumped to drop every tree at once (when they grew too large). */
+let generation = 0;
+let cells = 0;
 let pending = 0;
 
-function keyOf(labels: Labels): string {
+function cellOf(metric: WithTree, labels: Labels): Cell {
+  let tree = metric[TREE];
+  if (tree === undefined || tree.generation !== generation) metric[TREE] = tree = { generation, root: new Map() };
+  let node = tree.root;
   let key = "";
-  for (const name in labels) key += labels[name] + "\u0000";
-  return key;
+  let first = true;
+  for (const name in labels) {
+    if (!first) {
+      let next = node.get(key) as Tree | undefined;
+      if (next === undefined) node.set(key, (next = new Map()));
+      node = next;
+    }
+    first = false;
+    key = labels[name]!;
+  }
+  let cell = node.get(key) as Cell | undefined;
+  if (cell === undefined) {
+    node.set(key, (cell = { labels, value: 0, values: [], pending: false }));
+    cells++;
+  }
+  return cell;
 }
 
 export function incBy(counter: Counter<string>, labels: Labels, value = 1): void {
-  let byKey = counters.get(counter);
-  if (!byKey) counters.set(counter, (byKey = new Map()));
-  const key = keyOf(labels);
-  const entry = byKey.get(key);
-  if (entry) entry.value += value;
-  else {
-    byKey.set(key, { labels, value });
+  const cell = cellOf(counter as WithTree, labels);
+  cell.value += value;
+  if (!cell.pending) {
+    cell.pending = true;
+    pendingCounters.push([counter, cell]);
     if (++pending >= MAX_PENDING) flushMetrics();
   }
 }
 
 export function observeBy(histogram: Histogram<string>, labels: Labels, value: number): void {
-  let byKey = histograms.get(histogram);
-  if (!byKey) histograms.set(histogram, (byKey = new Map()));
-  const key = keyOf(labels);
-  const entry = byKey.get(key);
-  if (entry) entry.values.push(value);
-  else byKey.set(key, { labels, values: [value] });
+  const cell = cellOf(histogram as WithTree, labels);
+  cell.values.push(value);
+  if (!cell.pending) {
+    cell.pending = true;
+    pendingHistograms.push([histogram, cell]);
+  }
   if (++pending >= MAX_PENDING) flushMetrics();
 }
 
 /** Hands everything pending to prom-client (before a scrape renders it). */
 export function flushMetrics(): void {
-  for (const [counter, byKey] of counters) for (const { labels, value } of byKey.values()) counter.inc(labels, value);
-  for (const [histogram, byKey] of histograms) for (const { labels, values } of byKey.values()) for (const value of values) histogram.observe(labels, value);
-  counters.clear();
-  histograms.clear();
+  for (const [counter, cell] of pendingCounters) {
+    counter.inc(cell.labels, cell.value);
+    cell.value = 0;
+    cell.pending = false;
+  }
+  for (const [histogram, cell] of pendingHistograms) {
+    for (const value of cell.values) histogram.observe(cell.labels, value);
+    cell.values = [];
+    cell.pending = false;
+  }
+  pendingCounters.length = 0;
+  pendingHistograms.length = 0;
   pending = 0;
+  if (cells > MAX_CELLS) {
+    generation++;
+    cells = 0;
+  }
 }
