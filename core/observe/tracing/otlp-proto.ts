@@ -81,6 +81,20 @@ function repeated(key: string, value: Scalar, write: () => Uint8Array): Uint8Arr
   return found;
 }
 
+/** Span names the gateway makes, each encoded once as the Span's `name` field. */
+const NAMES = new Map<string, Uint8Array>();
+
+function repeatedName(name: string): Uint8Array {
+  let found = NAMES.get(name);
+  if (found === undefined) {
+    if (NAMES.size >= REPEATED_PER_KEY) NAMES.clear();
+    const start = out.pos;
+    out.string(5, name);
+    NAMES.set(name, (found = out.take(start)));
+  }
+  return found;
+}
+
 /**
  * Span attributes, encoded straight into the shared buffer after whatever is open there (a span's header). Writers
  * nest like a stack: one opened while another is open (an endpoint's cached attributes, computed mid-span) must be
@@ -163,6 +177,8 @@ export interface SpanHeader {
   /** The parent's span id (its `s0`, `s1`), if any. */
   parent: SpanIds | undefined;
   name: string;
+  /** A name the gateway made from closed sets (`POST /responses`, `chat <model>`): encoded once and reused. */
+  nameRepeats?: boolean;
   /** OTLP span kind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;
   /** Unix ms. */
@@ -185,7 +201,9 @@ export class SpanWriter extends AttributeWriter {
     const { ids, parent } = h;
     w.id128(1, ids.t0, ids.t1, ids.t2, ids.t3).id64(2, ids.s0, ids.s1);
     if (parent !== undefined) w.id64(4, parent.s0, parent.s1);
-    w.string(5, h.name).int64(6, h.kind).unixNanos(7, h.startMs).unixNanos(8, Math.max(h.endMs, h.startMs));
+    if (h.nameRepeats) w.bytes(repeatedName(h.name));
+    else w.string(5, h.name);
+    w.int64(6, h.kind).unixNanos(7, h.startMs).unixNanos(8, Math.max(h.endMs, h.startMs));
   }
 
   /**

@@ -29,8 +29,9 @@ export function emitRequestTrace(sdk: TracingSdk, ctx: RequestContext, status: n
   const parent = parentOf(sdk.propagator, ctx.headers, field);
   const route = routeLabel(ctx);
   const batch = route === "batch";
-  const name = stringField(field?.span_name) ?? (batch ? "batch item" : `POST ${route}`);
-  const span = sdk.spans.root({ name, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, trace.getSpanContext(parent.context), parent.traceId);
+  const asked = stringField(field?.span_name);
+  const name = asked ?? (batch ? "batch item" : named("POST ", route));
+  const span = sdk.spans.root({ name, nameRepeats: asked === undefined, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, trace.getSpanContext(parent.context), parent.traceId);
   if (!span) return; // not sampled: no children either
   requestAttributes(span, ctx, status, route, field);
   const root = span.end(status >= 500 ? errorMessage(String(ctx.log.error_type ?? status)) : undefined);
@@ -76,9 +77,9 @@ function turnSpan(sdk: TracingSdk, ctx: RequestContext, parent: SpanParent, from
   const startTime = first?.startedAt ?? turn?.endedAt ?? ctx.startedAt;
   const endTime = turn?.endedAt ?? last?.endedAt ?? startTime;
   const model = turn?.endpoint.model.id ?? ctx.request?.model ?? "";
-  const name = stringField(field?.generation_name) ?? `chat ${model}`;
+  const asked = stringField(field?.generation_name);
   const a = sdk.spans
-    .child({ name, kind: INTERNAL, startMs: startTime, endMs: endTime }, parent)
+    .child({ name: asked ?? named("chat ", model), nameRepeats: asked === undefined, kind: INTERNAL, startMs: startTime, endMs: endTime }, parent)
     .str("gen_ai.operation.name", "chat")
     .str("gen_ai.request.model", ctx.request?.model ?? model)
     .uniqueStr("gateway.generation_id", ctx.generationId)
@@ -117,7 +118,7 @@ function endpointAttributes(endpoint: Endpoint): Uint8Array {
 
 function attemptSpan(sdk: TracingSdk, parent: SpanParent, attempt: Attempt, step: string): void {
   sdk.spans
-    .child({ name: `attempt ${attempt.providerId}`, kind: CLIENT, startMs: attempt.startedAt, endMs: attempt.endedAt ?? attempt.startedAt }, parent)
+    .child({ name: named("attempt ", attempt.providerId), nameRepeats: true, kind: CLIENT, startMs: attempt.startedAt, endMs: attempt.endedAt ?? attempt.startedAt }, parent)
     .str("gateway.provider", attempt.providerId)
     .str("gen_ai.request.model", attempt.model)
     .str("gateway.attempt.outcome", attemptOutcome(attempt))
@@ -131,12 +132,26 @@ function attemptSpan(sdk: TracingSdk, parent: SpanParent, attempt: Attempt, step
 function toolSpan(sdk: TracingSdk, parent: SpanParent, tool: ToolRecord): void {
   const { part } = tool;
   sdk.spans
-    .child({ name: `execute_tool ${part.name}`, kind: INTERNAL, startMs: tool.startedAt, endMs: tool.endedAt }, parent)
+    .child({ name: named("execute_tool ", part.name), nameRepeats: true, kind: INTERNAL, startMs: tool.startedAt, endMs: tool.endedAt }, parent)
     .str("gen_ai.operation.name", "execute_tool")
     .str("gen_ai.tool.name", part.name)
     .uniqueStr("gen_ai.tool.call.id", part.callId)
     .str("gateway.tool.status", part.status)
     .end(part.status === "failed" ? errorMessage(part.error ?? "failed") : undefined);
+}
+
+/** `prefix + value` for values of closed sets (routes, models, providers, tools), the same string each time. */
+const NAMED = new Map<string, Map<string, string>>();
+
+function named(prefix: string, value: string): string {
+  let byValue = NAMED.get(prefix);
+  if (byValue === undefined) NAMED.set(prefix, (byValue = new Map()));
+  let name = byValue.get(value);
+  if (name === undefined) {
+    if (byValue.size >= 512) byValue.clear();
+    byValue.set(value, (name = prefix + value));
+  }
+  return name;
 }
 
 function stringField(value: unknown): string | undefined {

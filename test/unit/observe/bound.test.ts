@@ -6,7 +6,7 @@ import { flushMetrics, incBy, observeBy } from "../../../core/observe/metrics/bo
 async function values(registry: Registry) {
   flushMetrics();
   const out: Record<string, number> = {};
-  for (const metric of await registry.getMetricsAsJSON()) for (const v of metric.values) out[`${v.metricName ?? metric.name}${JSON.stringify(v.labels)}`] = v.value;
+  for (const metric of await registry.getMetricsAsJSON()) for (const v of metric.values) out[`${(v as { metricName?: string }).metricName ?? metric.name}${JSON.stringify(v.labels)}`] = v.value;
   return out;
 }
 
