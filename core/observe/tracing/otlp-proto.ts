@@ -70,14 +70,27 @@ function keyValue(key: string, value: Scalar | readonly string[]): Uint8Array {
 const REPEATED = new Map<string, Map<Scalar, Uint8Array>>();
 const REPEATED_PER_KEY = 512;
 
-function repeated(key: string, value: Scalar, write: () => Uint8Array): Uint8Array {
-  let values = REPEATED.get(key);
-  if (values === undefined) REPEATED.set(key, (values = new Map()));
+/**
+ * The encoded attribute `key` = `value` from the cache, or made now; a one-element list is `list` under the cache key
+ * `listKey(key)`.
+ */
+function repeated(key: string, value: Scalar, list?: readonly string[]): Uint8Array {
+  let values = REPEATED.get(list ? listKey(key) : key);
+  if (values === undefined) REPEATED.set(list ? listKey(key) : key, (values = new Map()));
   let found = values.get(value);
   if (found === undefined) {
     if (values.size >= REPEATED_PER_KEY) values.clear();
-    values.set(value, (found = write()));
+    values.set(value, (found = keyValue(key, list ?? value)));
   }
+  return found;
+}
+
+/** The cache key of a one-element list attribute (kept apart from a string attribute of the same key). */
+const LIST_KEYS = new Map<string, string>();
+
+function listKey(key: string): string {
+  let found = LIST_KEYS.get(key);
+  if (found === undefined) LIST_KEYS.set(key, (found = `${key}[]`));
   return found;
 }
 
@@ -112,7 +125,7 @@ export class AttributeWriter {
 
   /** A string attribute whose value repeats across requests (a model, a provider, a closed-set name). */
   str(key: string, value: string | undefined): this {
-    if (value !== undefined) out.bytes(repeated(key, value, () => keyValue(key, value)));
+    if (value !== undefined) out.bytes(repeated(key, value));
     return this;
   }
 
@@ -125,19 +138,19 @@ export class AttributeWriter {
   /** Integers as intValue, anything else as doubleValue; small non-negative integers repeat. */
   num(key: string, value: number | undefined): this {
     if (value === undefined) return this;
-    if (Number.isInteger(value) && value >= 0 && value < 4096) out.bytes(repeated(key, value, () => keyValue(key, value)));
+    if (Number.isInteger(value) && value >= 0 && value < 4096) out.bytes(repeated(key, value));
     else writeKeyValue(SPAN_ATTRIBUTES, key, value);
     return this;
   }
 
   bool(key: string, value: boolean | undefined): this {
-    if (value !== undefined) out.bytes(repeated(key, value, () => keyValue(key, value)));
+    if (value !== undefined) out.bytes(repeated(key, value));
     return this;
   }
 
   /** A one-element list repeats like a string (a turn's finish reason); longer ones are written each time. */
   strs(key: string, values: readonly string[]): this {
-    if (values.length === 1) out.bytes(repeated(`${key}[]`, values[0]!, () => keyValue(key, values)));
+    if (values.length === 1) out.bytes(repeated(key, values[0]!, values));
     else writeKeyValue(SPAN_ATTRIBUTES, key, values);
     return this;
   }
