@@ -6,8 +6,12 @@
  */
 import type { JobRequest, WorkerMessage } from "./protocol.ts";
 import { runScript } from "./run-script.ts";
+import { lowerThisThreadPriority } from "./thread-priority.ts";
 
 declare const self: Worker;
+
+// A script that spins must never take a core from the gateway's event loop.
+lowerThisThreadPriority();
 
 function send(message: WorkerMessage): void {
   self.postMessage(message);
