@@ -23,6 +23,8 @@ interface Cell {
   /** Histograms: the observations pending. */
   values: number[];
   pending: boolean;
+  /** Histograms: the key of this cell's series in prom-client's map, once known. */
+  series: string | undefined;
 }
 
 type Tree = Map<string, Tree | Cell>;
@@ -56,7 +58,7 @@ function cellOf(metric: WithTree, labels: Labels): Cell {
   }
   let cell = node.get(key) as Cell | undefined;
   if (cell === undefined) {
-    node.set(key, (cell = { labels, value: 0, values: [], pending: false }));
+    node.set(key, (cell = { labels, value: 0, values: [], pending: false, series: undefined }));
     cells++;
   }
   return cell;
@@ -82,6 +84,61 @@ export function observeBy(histogram: Histogram<string>, labels: Labels, value: n
   if (++pending >= MAX_PENDING) flushMetrics();
 }
 
+/** A prom-client histogram's series, as its `get()` reads them (lib/histogram.js, 15.x). */
+interface Series {
+  labels: Labels;
+  bucketValues: Record<number, number>;
+  sum: number;
+  count: number;
+}
+
+type HistogramInside = { hashMap?: Record<string, Series>; upperBounds?: readonly number[] };
+
+/**
+ * A cell's observations into its prom-client series. prom-client hashes the labels (a key string built from them)
+ * and checks them on every `observe`, ~0.5 µs each, one per request; here the first value goes through `observe`
+ * (which checks the labels and makes the series), and the others are added to that series' buckets, sum and count
+ * directly. Whenever the series is not found as expected (another prom-client, a reset) every value goes through
+ * `observe`.
+ */
+function observeAll(histogram: Histogram<string>, cell: Cell): void {
+  const values = cell.values;
+  const inside = histogram as unknown as HistogramInside;
+  let series = cell.series === undefined ? undefined : inside.hashMap?.[cell.series];
+  let from = 0;
+  if (series === undefined || series.labels !== cell.labels) {
+    histogram.observe(cell.labels, values[0]!);
+    from = 1;
+    series = undefined;
+    cell.series = undefined;
+    for (const key in inside.hashMap ?? {}) {
+      if (inside.hashMap![key]!.labels === cell.labels) {
+        cell.series = key;
+        series = inside.hashMap![key];
+        break;
+      }
+    }
+  }
+  const bounds = inside.upperBounds;
+  if (series === undefined || !Array.isArray(bounds) || typeof series.bucketValues !== "object" || typeof series.count !== "number") {
+    for (let i = from; i < values.length; i++) histogram.observe(cell.labels, values[i]!);
+    return;
+  }
+  for (let i = from; i < values.length; i++) {
+    const value = values[i]!;
+    if (!Number.isFinite(value)) continue;
+    series.sum += value;
+    series.count += 1;
+    // The first bucket whose upper bound holds the value; above them all only +Inf (the count) has it.
+    for (const bound of bounds) {
+      if (value <= bound) {
+        series.bucketValues[bound] = (series.bucketValues[bound] ?? 0) + 1;
+        break;
+      }
+    }
+  }
+}
+
 /** Hands everything pending to prom-client (before a scrape renders it). */
 export function flushMetrics(): void {
   for (const [counter, cell] of pendingCounters) {
@@ -90,7 +147,7 @@ export function flushMetrics(): void {
     cell.pending = false;
   }
   for (const [histogram, cell] of pendingHistograms) {
-    for (const value of cell.values) histogram.observe(cell.labels, value);
+    observeAll(histogram, cell);
     cell.values = [];
     cell.pending = false;
   }

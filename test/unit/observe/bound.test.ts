@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { Counter, Histogram, Registry } from "prom-client";
 import { flushMetrics, incBy, observeBy } from "../../../core/observe/metrics/bound.ts";
 
-async function values(registry: Registry) {
+async function values(registry: Registry): Promise<Record<string, number>> {
   flushMetrics();
   const out: Record<string, number> = {};
   for (const metric of await registry.getMetricsAsJSON()) for (const v of metric.values) out[`${(v as { metricName?: string }).metricName ?? metric.name}${JSON.stringify(v.labels)}`] = v.value;
@@ -35,6 +35,28 @@ describe("bound metrics", () => {
     observeBy(h, { a: "x" }, 3);
     expect(await values(registry)).toMatchObject({ 'c_total{"a":"x","b":"y"}': 4, 'c_total{"a":"xy","b":""}': 1, 'h_seconds_count{"a":"x"}': 3, 'h_seconds_sum{"a":"x"}': 5 });
     expect(await values(registry)).toMatchObject({ 'c_total{"a":"x","b":"y"}': 4, 'h_seconds_count{"a":"x"}': 3 });
+  });
+
+  test("histograms: the same buckets, sum and count as prom-client's own observe, values on bounds included, after a reset too", async () => {
+    const mine = new Registry();
+    const theirs = new Registry();
+    const config = { name: "d_seconds", help: "d", labelNames: ["route", "status"], buckets: [0.005, 0.01, 0.1, 1, 10] };
+    const h = new Histogram({ ...config, registers: [mine] });
+    const reference = new Histogram({ ...config, registers: [theirs] });
+    const samples = [0.005, 0.01, 0.0051, 1, 10, 10.5, 0, 0.25, 3, 0.1, ...Array.from({ length: 500 }, (_, i) => (i * 7.3) % 12)];
+    const check = async () => expect(await values(mine)).toEqual(await values(theirs));
+    for (let round = 0; round < 3; round++) {
+      if (round === 2) {
+        h.reset();
+        reference.reset();
+      }
+      for (const [i, v] of samples.entries()) {
+        const labels = { route: i % 3 === 0 ? "/a" : "/b", status: "200" };
+        observeBy(h, labels, v);
+        reference.observe(labels, v);
+      }
+      await check();
+    }
   });
 
   test("many distinct labels: flushed on the way, every increment counted", async () => {
