@@ -19,15 +19,16 @@ import { ProtoWriter, varintSize } from "./proto-writer.ts";
  */
 let out = new ProtoWriter();
 /** The span being written, for `abandonPartialSpans`: its writer and where it began. */
-let open: { w: ProtoWriter; at: number } | undefined;
+let openWriter: ProtoWriter | undefined;
+let openAt = 0;
 
 /**
  * Forgets whatever a failed span build left half-written (called when building a request's spans threw: nothing
  * else is open between two requests' builds).
  */
 export function abandonPartialSpans(): void {
-  if (open) open.w.pos = open.at;
-  open = undefined;
+  if (openWriter) openWriter.pos = openAt;
+  openWriter = undefined;
 }
 
 const SPAN_ATTRIBUTES = 9;
@@ -209,7 +210,8 @@ export class SpanWriter extends AttributeWriter {
 
   constructor(w: ProtoWriter, h: SpanHeader) {
     super(w);
-    open = { w, at: this.start };
+    openWriter = w;
+    openAt = this.start;
     this.lengthAt = w.begin(2);
     const { ids, parent } = h;
     w.id128(1, ids.t0, ids.t1, ids.t2, ids.t3).id64(2, ids.s0, ids.s1);
@@ -230,7 +232,7 @@ export class SpanWriter extends AttributeWriter {
       out.end(status);
     }
     out.end(this.lengthAt);
-    open = undefined;
+    openWriter = undefined;
     return this.start;
   }
 }
