@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { GatewayConfig } from "../config/types.ts";
 import type { Clock } from "../deps.ts";
 import { gatewayObserver } from "./gateway-observer.ts";
+import { incBy } from "./metrics/bound.ts";
 import { GatewayMetrics } from "./metrics/metrics.ts";
 import type { Observer } from "./observer.ts";
 import { startTracing, type Tracing } from "./tracing/tracing.ts";
@@ -31,9 +32,10 @@ export async function startOperatorSurface(config: GatewayConfig, clock: Clock, 
       config.tracing,
       {
         dropped: (reason, count) => {
-          metrics?.families.spansDropped.inc({ reason }, count);
+          // Counted like the request path's metrics (bound.ts): a full queue drops every span, so this is hot.
+          if (metrics) incBy(metrics.families.spansDropped, { reason }, count);
           // Drops are otherwise silent (the SDK only logs at debug): one line every few seconds at most.
-          logFailure(new Error(`${count} span(s) dropped: ${reason}`), "tracing: spans were dropped (collector down or too slow)");
+          logFailure(() => new Error(`${count} span(s) dropped: ${reason}`), "tracing: spans were dropped (collector down or too slow)");
         },
         exported: (count) => metrics?.families.spansExported.inc(count),
       },
