@@ -112,15 +112,7 @@ class StreamGuard {
         case "finish":
         case "usage":
         case "error": {
-          for (const part of this.parts.values()) {
-            const rest = this.flush(part);
-            if (this.verdict.blocks.length > 0) {
-              yield this.blocked();
-              return;
-            }
-            if (rest) yield rest;
-          }
-          this.report();
+          if (yield* this.flushAll()) return;
           yield event;
           if (event.type === "error") return;
           break;
@@ -129,15 +121,21 @@ class StreamGuard {
           yield event;
       }
     }
+    yield* this.flushAll();
+  }
+
+  /** Ends every open part: what each held back goes out and the verdict is reported, unless a block ends the stream (true). */
+  private *flushAll(): Generator<StreamEvent, boolean> {
     for (const part of this.parts.values()) {
       const rest = this.flush(part);
       if (this.verdict.blocks.length > 0) {
         yield this.blocked();
-        return;
+        return true;
       }
       if (rest) yield rest;
     }
     this.report();
+    return false;
   }
 
   private partOf(event: DeltaEvent): PartScan {
