@@ -4,19 +4,8 @@
  * own way), so a chat or Responses client of Anthropic's native search gets ordinary URL citations. Other kinds
  * (document `char_location`, `page_location`, …) have no canonical form and stay as Anthropic sent them.
  */
-
-interface UrlCitation {
-  type: "url_citation";
-  url: string;
-  title: string;
-  start_index: number;
-  end_index: number;
-  content?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";
+import type { UrlCitation } from "../../core/pipeline/agent/citations.ts";
 
 /**
  * The annotation of one citation. `cited_text` is the page's words (kept as `content`), not the answer's: the span is

@@ -10,15 +10,12 @@ import type { CanonicalRequest } from "../../core/model/request.ts";
 import { isNativeWebSearch, WEB_SEARCH } from "../shared/native-tools.ts";
 import { ANTHROPIC_WEB_SEARCH_NAME } from "./web-search-tool.ts";
 import type { WireBlock, WireBlockParam } from "./wire.ts";
+import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";
 
 /** Anthropic's `web_search_tool_result_error.error_code` values. */
 const ERROR_CODES: ReadonlySet<string> = new Set(["invalid_tool_input", "unavailable", "max_uses_exceeded", "too_many_requests", "query_too_long", "request_too_large"]);
 
 type Outcome = Pick<ServerToolPart, "status" | "result" | "error">;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * The tool name the parts carry: `service:web_search` when the request asked for it natively (the client knows that

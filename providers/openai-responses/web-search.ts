@@ -11,6 +11,7 @@ import type { Warning } from "../../core/model/warnings.ts";
 import { bareDomain, nativeWebSearchParameters, WEB_SEARCH, type ServerTool } from "../shared/native-tools.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
 import type { WireOutputItem, WireWebSearchTool } from "./wire.ts";
+import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";
 
 /** What OpenAI's tool takes; the other parameters are warned about. */
 const HONOURED = ["search_context_size", "user_location", "allowed_domains"];
@@ -34,10 +35,6 @@ export function nativeWebSearchTool(tool: ServerTool, index: number, warnings: W
     warnUnsupported(warnings, `tools[${index}].parameters.excluded_domains`, "OpenAI's web search cannot exclude domains; excluded_domains was not sent");
   }
   return out;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The call's arguments: its action without the kind and the sources (`{query}`, `{url}`, `{url, pattern}`). */
