@@ -20,6 +20,7 @@ import { compilePolicy } from "../core/guardrails/policy.ts";
 import { filtersFor } from "../core/guardrails/scan.ts";
 import type { CanonicalRequest } from "../core/model/request.ts";
 import type { GuardrailRecord } from "../core/store/types.ts";
+import { newGuardrail } from "../core/store/types/guardrails.ts";
 import { ADMIN_KEY, startTestGateway } from "../test/support/gateway.ts";
 
 const PAIRS = Number(process.env.GUARDRAILS_BENCH_N ?? 400);
@@ -43,26 +44,13 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length
 const pct = (v: number[], p: number) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(v.length * p))]!;
 const fmt = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
 
-function record(action: "flag" | "redact" | "block", applyTo: GuardrailRecord["applyTo"]): Omit<GuardrailRecord, "id" | "workspaceId" | "createdAt" | "updatedAt"> & { id: string } {
-  return {
-    id: "grd_bench",
-    name: "bench",
-    description: null,
-    limitUsd: null,
-    resetInterval: null,
-    allowedModels: null,
-    ignoredModels: null,
-    allowedProviders: null,
-    ignoredProviders: null,
-    contentFilters: [],
-    contentFilterBuiltins: BUILTIN_SLUGS.map((slug) => ({ slug, action })),
-    applyTo,
-    options: {},
-  };
+function record(action: "flag" | "redact" | "block", applyTo: GuardrailRecord["applyTo"]): GuardrailRecord {
+  const builtins = BUILTIN_SLUGS.map((slug) => ({ slug, action }));
+  return { ...newGuardrail("grd_bench", "ws", "bench", { contentFilterBuiltins: builtins, applyTo }), createdAt: 0, updatedAt: 0 };
 }
 
 function inProcess(): void {
-  const policy = compilePolicy([{ record: { ...record("flag", "input"), workspaceId: "ws", createdAt: 0, updatedAt: 0 }, scope: "key" }]);
+  const policy = compilePolicy([{ record: record("flag", "input"), scope: "key" }]);
   const filters = filtersFor(policy.filters, "input");
   const request = (): CanonicalRequest => ({
     format: "chat",

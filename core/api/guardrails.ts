@@ -12,6 +12,7 @@ import { guardrailsOf } from "../guardrails/service.ts";
 import { jsonResponse } from "../http/envelope.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
 import type { GuardrailRecord } from "../store/types.ts";
+import { newGuardrail } from "../store/types/guardrails.ts";
 import { CreateGuardrailBody, guardrailFields, PatchGuardrailBody } from "./guardrail-body.ts";
 import { guardrailView } from "./guardrail-view.ts";
 
@@ -49,23 +50,7 @@ export function guardrailRoutes(deps: Deps, auth: Authenticator) {
         if (body.workspace_id !== undefined && body.workspace_id !== principal.workspaceId) {
           throw errors.invalid("workspace_id: must be the workspace of the calling key", { param: "workspace_id" });
         }
-        const fields = guardrailFields(body);
-        const record = await deps.store.guardrails.create({
-          id: deps.ids.id("grd_"),
-          workspaceId: principal.workspaceId,
-          name: body.name,
-          description: fields.description ?? null,
-          limitUsd: fields.limitUsd ?? null,
-          resetInterval: fields.resetInterval ?? null,
-          allowedModels: fields.allowedModels ?? null,
-          ignoredModels: fields.ignoredModels ?? null,
-          allowedProviders: fields.allowedProviders ?? null,
-          ignoredProviders: fields.ignoredProviders ?? null,
-          contentFilters: fields.contentFilters ?? [],
-          contentFilterBuiltins: fields.contentFilterBuiltins ?? [],
-          applyTo: fields.applyTo ?? "input",
-          options: fields.options ?? {},
-        });
+        const record = await deps.store.guardrails.create(newGuardrail(deps.ids.id("grd_"), principal.workspaceId, body.name, guardrailFields(body)));
         // Nothing applies it yet (a new guardrail enforces nothing until assigned), so no cache to drop.
         return jsonResponse({ data: guardrailView(record, await usageOf(record)) }, 201);
       },

@@ -48,6 +48,32 @@ export interface GuardrailRecord {
 export type NewGuardrail = Omit<GuardrailRecord, "createdAt" | "updatedAt">;
 export type GuardrailPatch = Partial<Omit<GuardrailRecord, "id" | "workspaceId" | "createdAt" | "updatedAt">>;
 
+/** A new guardrail with every field its creator did not set at its default: it restricts and filters nothing. */
+export function newGuardrail(id: string, workspaceId: string, name: string, fields: GuardrailPatch = {}): NewGuardrail {
+  return {
+    id,
+    workspaceId,
+    name,
+    description: null,
+    limitUsd: null,
+    resetInterval: null,
+    allowedModels: null,
+    ignoredModels: null,
+    allowedProviders: null,
+    ignoredProviders: null,
+    contentFilters: [],
+    contentFilterBuiltins: [],
+    applyTo: "input",
+    options: {},
+    ...definedOnly(fields),
+  };
+}
+
+/** `fields` without its undefined entries (a patch leaves those as they are, so they must not override a default). */
+function definedOnly(fields: GuardrailPatch): GuardrailPatch {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as GuardrailPatch;
+}
+
 export interface AssignmentRecord {
   id: string;
   guardrailId: string;

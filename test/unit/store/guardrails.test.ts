@@ -2,28 +2,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openStore } from "../../../core/store/connect.ts";
 import type { Store } from "../../../core/store/types.ts";
-import type { NewGuardrail } from "../../../core/store/types/guardrails.ts";
+import { newGuardrail, type NewGuardrail } from "../../../core/store/types/guardrails.ts";
 import { createTempSchema, logPostgresSkip, POSTGRES_URL, type TempSchema } from "../../support/pg-schema.ts";
 import { FakeClock, generation, unique } from "./store-suite.ts";
 
 function guardrail(workspaceId: string, patch: Partial<NewGuardrail> = {}): NewGuardrail {
-  return {
-    id: unique("grd"),
-    workspaceId,
-    name: "pii",
-    description: null,
-    limitUsd: null,
-    resetInterval: null,
-    allowedModels: null,
-    ignoredModels: null,
-    allowedProviders: null,
-    ignoredProviders: null,
-    contentFilters: [],
-    contentFilterBuiltins: [],
-    applyTo: "input",
-    options: {},
-    ...patch,
-  };
+  return { ...newGuardrail(unique("grd"), workspaceId, "pii"), ...patch };
 }
 
 function suite(label: string, open: (clock: FakeClock) => Promise<Store>, skip = false): void {

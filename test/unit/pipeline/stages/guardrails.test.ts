@@ -11,27 +11,10 @@ import { eventsFromResponse } from "../../../../core/model/replay.ts";
 import { responseOutcome, streamOutcome } from "../../../../core/pipeline/outcome.ts";
 import { guardrailsStage } from "../../../../core/pipeline/stages/guardrails.ts";
 import { canonicalRequest, recordingLedger, response, stubNext, testContext, testDeps } from "../helpers.ts";
+import { newGuardrail } from "../../../../core/store/types/guardrails.ts";
 
 function record(patch: Partial<GuardrailRecord>): GuardrailRecord {
-  return {
-    id: "grd_1",
-    workspaceId: "ws-1",
-    name: "g",
-    description: null,
-    limitUsd: null,
-    resetInterval: null,
-    allowedModels: null,
-    ignoredModels: null,
-    allowedProviders: null,
-    ignoredProviders: null,
-    contentFilters: [],
-    contentFilterBuiltins: [],
-    applyTo: "input",
-    options: {},
-    createdAt: 0,
-    updatedAt: 0,
-    ...patch,
-  };
+  return { ...newGuardrail("grd_1", "ws-1", "g"), createdAt: 0, updatedAt: 0, ...patch };
 }
 
 /** A context whose key has `applied` guardrails (a fresh deps each: the policy cache is per deps). */
