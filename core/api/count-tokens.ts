@@ -13,7 +13,7 @@ import { messagesFormat } from "../formats/messages/index.ts";
 import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import { applyPresetReference } from "../presets/resolve.ts";
-import { fixedTokens, messageTokens, tokenizer } from "../../plugins/context-compression/tokens.ts";
+import { fixedTokens, messageTokens, tokenizer } from "../model/tokens.ts";
 
 /** Tokens of the prompt `request` would send: system, tool definitions and every message with its framing. */
 export async function promptTokens(request: CanonicalRequest): Promise<number> {

@@ -12,7 +12,7 @@ import { definePlugin } from "../../core/sdk/index.ts";
 import type { PluginContext } from "../../core/sdk/index.ts";
 import type { CatalogView, EndpointView } from "../../core/sdk/index.ts";
 import { middleOut } from "./middle-out.ts";
-import { byteBound, fixedTokens, messageTokens, tokenizer } from "./tokens.ts";
+import { byteBound, fixedTokens, messageTokens, tokenizer } from "../../core/sdk/index.ts";
 
 /** Endpoints with a window this small get compression without asking (peer default). */
 export const SMALL_WINDOW = 8_192;

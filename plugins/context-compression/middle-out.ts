@@ -8,7 +8,7 @@
  * 200k-token history costs about what its kept part does. Never mutates its input.
  */
 import type { Message, Part, TextPart, ToolResultPart } from "../../core/sdk/index.ts";
-import { messageTokens, type Tokenizer } from "./tokens.ts";
+import { messageTokens, type Tokenizer } from "../../core/sdk/index.ts";
 
 /** A cut text keeps at least this many tokens (its start and end) before compression gives up. */
 export const MIN_KEPT_TOKENS = 32;

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Message } from "../../../../core/model/parts.ts";
 import { cutMiddle, middleOut, MIN_KEPT_TOKENS, unitsOf } from "../../../../plugins/context-compression/middle-out.ts";
-import { byteBound, messageTokens, tokenizer, type Tokenizer } from "../../../../plugins/context-compression/tokens.ts";
+import { byteBound, messageTokens, tokenizer, type Tokenizer } from "../../../../core/model/tokens.ts";
 
 let tk: Tokenizer;
 beforeAll(async () => void (tk = await tokenizer()));

@@ -1,11 +1,12 @@
 /**
- * Prompt size in tokens, with the o200k_base BPE (gpt-tokenizer; loaded on first use, ~0.3 s once). Two measures:
- * an exact count, and a cheap upper bound that needs no tokenizer (every BPE token covers at least one UTF-8 byte,
- * so a prompt whose bytes fit certainly fits). Images and native files count as fixed estimates: their real cost
+ * Prompt size in tokens, with the o200k_base BPE (gpt-tokenizer; loaded on first use, ~0.3 s once): what context
+ * compression decides with and what `POST /messages/count_tokens` answers, so the two always agree. Two measures:
+ * an exact count, and a cheap upper bound that needs no tokenizer (every BPE token covers at least one UTF-8 byte, so
+ * a prompt whose bytes fit certainly fits). Images and native files count as fixed estimates: their real cost
  * depends on the provider (an image is ~765 tokens at OpenAI's high detail for 1024², a PDF per page).
  */
-import type { Message, Part, TextPart } from "../../core/sdk/index.ts";
-import type { Tool } from "../../core/sdk/index.ts";
+import type { Message, Part, TextPart } from "./parts.ts";
+import type { Tool } from "./request.ts";
 
 /** Framing tokens per message (role, separators), as OpenAI documents for its chat format. */
 export const MESSAGE_OVERHEAD = 4;
