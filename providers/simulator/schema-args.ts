@@ -9,6 +9,19 @@ type Schema = Record<string, unknown>;
 
 /** Deeper than any real schema; a self-referencing `$ref` stops here instead of recursing forever. */
 const MAX_DEPTH = 32;
+/**
+ * What one generated value may hold at most: a schema is the client's input, and `minItems: 100000000`, a
+ * `minLength` of a billion or two self-references per level (2^32 nodes at the depth cap) would otherwise build
+ * without end on the event loop. Past the budget arrays and objects stop growing and strings stop short, so such a
+ * reply no longer satisfies its schema, which no real schema comes near.
+ */
+export const MAX_VALUES = 10_000;
+export const MAX_CHARS = 1_000_000;
+
+interface Budget {
+  values: number;
+  chars: number;
+}
 
 /**
  * Fills an object schema: the `required` properties, or every property when none is required. Per property:
@@ -19,22 +32,27 @@ const MAX_DEPTH = 32;
  * `oneOf` take their first non-null branch, `allOf` its branches merged.
  */
 export function argumentsFromSchema(schema: Schema | undefined): Record<string, Json> {
-  const value = schema === undefined ? {} : valueFor(schema, schema, 0);
+  const value = schema === undefined ? {} : valueFor(schema, schema, 0, freshBudget());
   return isObject(value) ? value : {};
 }
 
 /** A whole JSON value for `schema` (a structured reply may be any JSON, though it is almost always an object). */
 export function valueFromSchema(schema: Schema): Json {
-  return valueFor(schema, schema, 0);
+  return valueFor(schema, schema, 0, freshBudget());
 }
 
-function valueFor(schema: Schema | undefined, root: Schema, depth: number): Json {
+function freshBudget(): Budget {
+  return { values: MAX_VALUES, chars: MAX_CHARS };
+}
+
+function valueFor(schema: Schema | undefined, root: Schema, depth: number, budget: Budget): Json {
+  budget.values--;
   if (schema === undefined || depth > MAX_DEPTH) return "simulated";
   const resolved = resolve(schema, root);
   if ("const" in resolved && isJson(resolved.const)) return resolved.const;
   if (Array.isArray(resolved.enum) && resolved.enum.length > 0 && isJson(resolved.enum[0])) return resolved.enum[0];
   const branch = firstBranch(resolved);
-  if (branch !== undefined) return valueFor(branch, root, depth + 1);
+  if (branch !== undefined) return valueFor(branch, root, depth + 1, budget);
   const types = Array.isArray(resolved.type) ? resolved.type : [resolved.type];
   const type = types.find((t) => t !== "null") ?? types[0] ?? (asRecord(resolved.properties) ? "object" : undefined);
   switch (type) {
@@ -45,24 +63,29 @@ function valueFor(schema: Schema | undefined, root: Schema, depth: number): Json
       return true;
     case "array": {
       const min = typeof resolved.minItems === "number" ? resolved.minItems : 0;
-      return Array.from({ length: min }, () => valueFor(asRecord(resolved.items), root, depth + 1));
+      const items: Json[] = [];
+      while (items.length < min && budget.values > 0) items.push(valueFor(asRecord(resolved.items), root, depth + 1, budget));
+      return items;
     }
     case "object":
-      return objectFor(resolved, root, depth);
+      return objectFor(resolved, root, depth, budget);
     case "null":
       return null;
     default:
-      return stringFor(resolved);
+      return stringFor(resolved, budget);
   }
 }
 
-function objectFor(schema: Schema, root: Schema, depth: number): Record<string, Json> {
+function objectFor(schema: Schema, root: Schema, depth: number, budget: Budget): Record<string, Json> {
   const properties = asRecord(schema.properties);
   if (properties === undefined) return {};
   const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : [];
   const keys = required.length > 0 ? required : Object.keys(properties);
   const out: Record<string, Json> = {};
-  for (const key of keys) out[key] = valueFor(asRecord(properties[key]), root, depth + 1);
+  for (const key of keys) {
+    if (budget.values <= 0) break;
+    out[key] = valueFor(asRecord(properties[key]), root, depth + 1, budget);
+  }
   return out;
 }
 
@@ -75,10 +98,11 @@ function numberFor(schema: Schema): number {
   return value;
 }
 
-function stringFor(schema: Schema): string {
-  const text = "simulated";
-  if (typeof schema.minLength === "number" && text.length < schema.minLength) return text.padEnd(schema.minLength, "x");
-  if (typeof schema.maxLength === "number" && text.length > schema.maxLength) return text.slice(0, schema.maxLength);
+function stringFor(schema: Schema, budget: Budget): string {
+  let text = "simulated";
+  if (typeof schema.minLength === "number" && text.length < schema.minLength) text = text.padEnd(Math.min(schema.minLength, Math.max(text.length, budget.chars)), "x");
+  if (typeof schema.maxLength === "number" && text.length > schema.maxLength) text = text.slice(0, Math.max(0, schema.maxLength));
+  budget.chars -= text.length;
   return text;
 }
 

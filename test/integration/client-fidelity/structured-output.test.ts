@@ -67,6 +67,15 @@ describe("chat completions (openai SDK)", () => {
     expectCity(final.choices[0]!.message.parsed);
   });
 
+  test("a schema demanding a hundred million items is answered (bounded), and the gateway keeps serving", async () => {
+    const huge = { type: "object", properties: { a: { type: "array", minItems: 100_000_000, items: { type: "string" } } }, required: ["a"] };
+    const completion = await openai.chat.completions.create({ model, messages: [{ role: "user", content: prompt }], response_format: { type: "json_schema", json_schema: { name: "huge", schema: huge } } });
+    const parsed = JSON.parse(completion.choices[0]!.message.content ?? "") as { a: string[] };
+    expect(parsed.a.length).toBeGreaterThan(0);
+    expect(parsed.a.length).toBeLessThan(100_000_000);
+    expect((await openai.models.list()).data.length).toBeGreaterThan(0);
+  });
+
   test("json_object: the content is a JSON object", async () => {
     const completion = await openai.chat.completions.create({ model, messages: [{ role: "user", content: "Answer in JSON." }], response_format: { type: "json_object" } });
     const parsed = JSON.parse(completion.choices[0]!.message.content ?? "") as unknown;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseDirective } from "../../../../providers/simulator/directive.ts";
 import { simulate, type SimRequest } from "../../../../providers/simulator/engine.ts";
-import { argumentsFromSchema, valueFromSchema } from "../../../../providers/simulator/schema-args.ts";
+import { argumentsFromSchema, MAX_CHARS, MAX_VALUES, valueFromSchema } from "../../../../providers/simulator/schema-args.ts";
 import { countPromptTokens, countTokens } from "../../../../providers/simulator/tokenizer.ts";
 
 const user = (text: string): SimRequest => ({ messages: [{ role: "user", texts: [text] }], tools: [] });
@@ -167,6 +167,19 @@ describe("schema values (nested, referenced, unions, bounds)", () => {
     expect(valueFromSchema({ allOf: [{ type: "object", properties: { a: { type: "boolean" } }, required: ["a"] }, { properties: { b: { const: 2 } }, required: ["b"] }] })).toEqual({ a: true, b: 2 });
     const loop = { type: "object", properties: { next: { $ref: "#" } }, required: ["next"] };
     expect(JSON.stringify(valueFromSchema(loop)).length).toBeLessThan(1000);
+  });
+
+  test("a schema asking for more than the budget gets a bounded value at once (minItems, minLength, doubling references)", () => {
+    const many = valueFromSchema({ type: "array", items: { type: "string" }, minItems: 100_000_000 }) as string[];
+    expect(many.length).toBe(MAX_VALUES - 1);
+    const long = valueFromSchema({ type: "string", minLength: 1_000_000_000 }) as string;
+    expect(long.length).toBe(MAX_CHARS);
+    // Two self-references per level: 2^32 values at the depth cap without the budget.
+    const tree = { $defs: { n: { type: "object", properties: { l: { $ref: "#/$defs/n" }, r: { $ref: "#/$defs/n" } }, required: ["l", "r"] } }, $ref: "#/$defs/n" };
+    const text = JSON.stringify(valueFromSchema(tree));
+    expect((text.match(/"l"/g) ?? []).length).toBeLessThan(MAX_VALUES);
+    // Within the budget nothing changes: a real schema's bounds are still met exactly.
+    expect((valueFromSchema({ type: "array", items: { type: "integer" }, minItems: 500 }) as number[]).length).toBe(500);
   });
 });
 
