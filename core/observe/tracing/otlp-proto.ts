@@ -95,20 +95,6 @@ function listKey(key: string): string {
   return found;
 }
 
-/** Span names the gateway makes, each encoded once as the Span's `name` field. */
-const NAMES = new Map<string, Uint8Array>();
-
-function repeatedName(name: string): Uint8Array {
-  let found = NAMES.get(name);
-  if (found === undefined) {
-    if (NAMES.size >= REPEATED_PER_KEY) NAMES.clear();
-    const start = out.pos;
-    out.string(5, name);
-    NAMES.set(name, (found = out.take(start)));
-  }
-  return found;
-}
-
 /**
  * Span attributes, encoded straight into the shared buffer after whatever is open there (a span's header). Writers
  * nest like a stack: one opened while another is open (an endpoint's cached attributes, computed mid-span) must be
@@ -156,6 +142,33 @@ export class AttributeWriter {
     return this;
   }
 
+  /** An integer (intValue) or other number (doubleValue) new each time, under a key encoded once (`attributeKey`). */
+  int(key: AttributeKey, value: number | undefined): this {
+    if (value === undefined) return this;
+    const kv = out.begin(SPAN_ATTRIBUTES);
+    out.bytes(key);
+    const any = out.begin(2);
+    if (Number.isSafeInteger(value)) out.int64(3, value);
+    else out.double(4, Number.isFinite(value) ? value : 0);
+    out.end(any).end(kv);
+    return this;
+  }
+
+  /** A string new each time (an id), under a key encoded once (`attributeKey`). */
+  text(key: AttributeKey, value: string): this {
+    const kv = out.begin(SPAN_ATTRIBUTES);
+    out.bytes(key);
+    const any = out.begin(2);
+    out.string(1, value).end(any).end(kv);
+    return this;
+  }
+
+  /** The span's name (Span field 5), for a span shape (span-shapes.ts) that carries it. */
+  spanName(name: string): this {
+    out.string(5, name);
+    return this;
+  }
+
   /** A value of a client-chosen key (the request's `trace` field): not cached. */
   clientValue(key: string, value: Scalar): this {
     writeKeyValue(SPAN_ATTRIBUTES, key, value);
@@ -174,6 +187,14 @@ export class AttributeWriter {
   }
 }
 
+/** An attribute key's bytes (KeyValue field 1: tag, length, UTF-8), encoded once for attributes written each time. */
+export type AttributeKey = Uint8Array & { readonly attributeKey: true };
+
+export function attributeKey(key: string): AttributeKey {
+  const w = new ProtoWriter(64);
+  return w.string(1, key).take() as AttributeKey;
+}
+
 /** Trace and span ids as 32-bit words, most significant first (no hex text on the way). */
 export interface SpanIds {
   /** The trace id's four words. */
@@ -190,9 +211,8 @@ export interface SpanHeader {
   ids: SpanIds;
   /** The parent's span id (its `s0`, `s1`), if any. */
   parent: SpanIds | undefined;
-  name: string;
-  /** A name the gateway made from closed sets (`POST /responses`, `chat <model>`): encoded once and reused. */
-  nameRepeats?: boolean;
+  /** Unset when the span's shape (span-shapes.ts) carries the name. */
+  name: string | undefined;
   /** OTLP span kind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;
   /** Unix ms. */
@@ -216,8 +236,7 @@ export class SpanWriter extends AttributeWriter {
     const { ids, parent } = h;
     w.id128(1, ids.t0, ids.t1, ids.t2, ids.t3).id64(2, ids.s0, ids.s1);
     if (parent !== undefined) w.id64(4, parent.s0, parent.s1);
-    if (h.nameRepeats) w.bytes(repeatedName(h.name));
-    else w.string(5, h.name);
+    if (h.name !== undefined) w.string(5, h.name);
     w.int64(6, h.kind).unixNanos(7, h.startMs).unixNanos(8, Math.max(h.endMs, h.startMs));
   }
 

@@ -9,8 +9,9 @@ import type { Attempt, RequestContext } from "../../pipeline/context.ts";
 import { attemptOutcome, attemptStep } from "../attempts.ts";
 import { routeLabel } from "../labels.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
-import { AttributeWriter } from "./otlp-proto.ts";
+import { attributeKey, AttributeWriter } from "./otlp-proto.ts";
 import { parentOf } from "./parent.ts";
+import { keyable, NONE, SEP, ShapeCache } from "./span-shapes.ts";
 import type { ToolRecord, TraceRecords, TurnRecord } from "./records.ts";
 import type { OpenSpan, SpanParent } from "./span-recorder.ts";
 import type { TracingSdk } from "./sdk.ts";
@@ -24,16 +25,25 @@ const KNOWN_TRACE_KEYS = new Set(["trace_id", "trace_name", "span_name", "genera
 /** Attribute values from a client are cut here (a trace is no place for a prompt-sized value). */
 const MAX_ATTRIBUTE_CHARS = 1_000;
 
+const GENERATION_ID = attributeKey("gateway.generation_id");
+const RESPONSE_ID = attributeKey("gen_ai.response.id");
+const BATCH_ID = attributeKey("gateway.batch_id");
+const INPUT_TOKENS = attributeKey("gen_ai.usage.input_tokens");
+const OUTPUT_TOKENS = attributeKey("gen_ai.usage.output_tokens");
+const COST = attributeKey("gateway.cost_usd");
+const FIRST_TOKEN = attributeKey("gateway.time_to_first_token_ms");
+const MAX_TOKENS = attributeKey("gen_ai.request.max_tokens");
+const TOOL_CALL_ID = attributeKey("gen_ai.tool.call.id");
+
 export function emitRequestTrace(sdk: TracingSdk, ctx: RequestContext, status: number, endedAt: number, records: TraceRecords): void {
   const field = ctx.request?.trace;
   const parent = parentOf(sdk.propagator, ctx.headers, field);
   const route = routeLabel(ctx);
   const batch = route === "batch";
   const asked = stringField(field?.span_name);
-  const name = asked ?? (batch ? "batch item" : named("POST ", route));
-  const span = sdk.spans.root({ name, nameRepeats: asked === undefined, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, trace.getSpanContext(parent.context), parent.traceId);
+  const span = sdk.spans.root({ name: asked, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, trace.getSpanContext(parent.context), parent.traceId);
   if (!span) return; // not sampled: no children either
-  requestAttributes(span, ctx, status, route, field);
+  requestAttributes(span, ctx, status, route, asked === undefined, field);
   const root = span.end(status >= 500 ? errorMessage(String(ctx.log.error_type ?? status)) : undefined);
   let from = 0;
   for (const turn of records.turns) {
@@ -49,24 +59,42 @@ function errorMessage(message: string): string {
   return message.slice(0, MAX_ATTRIBUTE_CHARS);
 }
 
-function requestAttributes(a: OpenSpan, ctx: RequestContext, status: number, route: string, field: Record<string, unknown> | undefined): void {
+const REQUEST_SHAPES = new ShapeCache();
+
+function requestAttributes(a: OpenSpan, ctx: RequestContext, status: number, route: string, named: boolean, field: Record<string, unknown> | undefined): void {
   const usage = ctx.spend.usage;
-  a.uniqueStr("gateway.generation_id", ctx.generationId)
-    .str("gateway.format", ctx.format.id)
-    .num("http.response.status_code", status)
-    .num("gen_ai.usage.input_tokens", usage.input.total)
-    .num("gen_ai.usage.output_tokens", usage.output.total)
-    .num("gateway.cost_usd", ctx.spend.totalCost().total);
-  if (route !== "batch") a.str("http.request.method", "POST").str("http.route", route);
-  else a.uniqueStr("gateway.batch_id", String(ctx.log.batch_id));
-  if (ctx.request) a.str("gen_ai.request.model", ctx.request.model).bool("gateway.stream", ctx.request.stream);
-  if (ctx.served) a.str("gen_ai.response.model", ctx.served.model.id).str("gateway.provider", ctx.served.provider.id);
-  if (ctx.log.error_type !== undefined) a.str("error.type", String(ctx.log.error_type));
-  a.num("gateway.time_to_first_token_ms", ctx.firstTokenMs).str("gateway.key_name", ctx.principal?.name);
+  a.raw(requestShape(ctx, status, route, named))
+    .text(GENERATION_ID, ctx.generationId)
+    .int(INPUT_TOKENS, usage.input.total)
+    .int(OUTPUT_TOKENS, usage.output.total)
+    .int(COST, ctx.spend.totalCost().total)
+    .int(FIRST_TOKEN, ctx.firstTokenMs);
+  if (route === "batch") a.text(BATCH_ID, String(ctx.log.batch_id));
   if (field) {
     a.str("gateway.trace.name", stringField(field.trace_name));
     for (const [key, value] of Object.entries(field)) if (!KNOWN_TRACE_KEYS.has(key)) a.clientValue(`gateway.trace.${key}`, attributeValue(value));
   }
+}
+
+/** The request span's name (unless the client named it) and its attributes from closed sets. */
+function requestShape(ctx: RequestContext, status: number, route: string, named: boolean): Uint8Array {
+  const { request, served } = ctx;
+  const errorType = ctx.log.error_type === undefined ? undefined : String(ctx.log.error_type);
+  const keyName = ctx.principal?.name;
+  const cacheable = keyable(request?.model) && keyable(keyName);
+  const key = cacheable
+    ? `${named ? 1 : 0}${SEP}${route}${SEP}${ctx.format.id}${SEP}${status}${SEP}${request ? request.model + SEP + request.stream : NONE}${SEP}${served ? served.provider.id + SEP + served.model.id : NONE}${SEP}${errorType ?? NONE}${SEP}${keyName ?? NONE}`
+    : "";
+  const found = cacheable ? REQUEST_SHAPES.get(key) : undefined;
+  if (found) return found;
+  const a = new AttributeWriter();
+  if (named) a.spanName(route === "batch" ? "batch item" : `POST ${route}`);
+  a.str("gateway.format", ctx.format.id).num("http.response.status_code", status);
+  if (route !== "batch") a.str("http.request.method", "POST").str("http.route", route);
+  if (request) a.str("gen_ai.request.model", request.model).bool("gateway.stream", request.stream);
+  if (served) a.str("gen_ai.response.model", served.model.id).str("gateway.provider", served.provider.id);
+  a.str("error.type", errorType).str("gateway.key_name", keyName);
+  return cacheable ? REQUEST_SHAPES.keep(key, a.fragment()) : a.fragment();
 }
 
 /** A model turn's span and, under it, its attempts: `ctx.attempts[from..to)`. */
@@ -76,82 +104,111 @@ function turnSpan(sdk: TracingSdk, ctx: RequestContext, parent: SpanParent, from
   const last = from < to ? all[to - 1] : undefined;
   const startTime = first?.startedAt ?? turn?.endedAt ?? ctx.startedAt;
   const endTime = turn?.endedAt ?? last?.endedAt ?? startTime;
-  const model = turn?.endpoint.model.id ?? ctx.request?.model ?? "";
   const asked = stringField(field?.generation_name);
   const a = sdk.spans
-    .child({ name: asked ?? named("chat ", model), nameRepeats: asked === undefined, kind: INTERNAL, startMs: startTime, endMs: endTime }, parent)
-    .str("gen_ai.operation.name", "chat")
-    .str("gen_ai.request.model", ctx.request?.model ?? model)
-    .uniqueStr("gateway.generation_id", ctx.generationId)
-    .uniqueStr("gen_ai.response.id", ctx.generationId)
-    .num("gen_ai.request.max_tokens", ctx.request?.maxTokens);
+    .child({ name: asked, kind: INTERNAL, startMs: startTime, endMs: endTime }, parent)
+    .raw(turnShape(ctx, turn, asked === undefined))
+    .text(GENERATION_ID, ctx.generationId)
+    .text(RESPONSE_ID, ctx.generationId)
+    .int(MAX_TOKENS, ctx.request?.maxTokens);
   if (turn) {
     const { usage } = turn;
-    a.raw(endpointAttributes(turn.endpoint))
-      .num("gen_ai.usage.input_tokens", usage.input.total)
-      .num("gen_ai.usage.output_tokens", usage.output.total)
-      .strs("gen_ai.response.finish_reasons", [turn.finish])
-      .num("gateway.cost_usd", turn.cost.total);
+    a.int(INPUT_TOKENS, usage.input.total).int(OUTPUT_TOKENS, usage.output.total).int(COST, turn.cost.total);
   }
   const failed = !turn || turn.finish === "error";
   const inTurn = a.end(failed ? errorMessage(last?.errorType ?? "error") : undefined);
   for (let i = from; i < to; i++) attemptSpan(sdk, inTurn, all[i]!, attemptStep(all, i));
 }
 
-/** What a turn's span says of the endpoint that served it, written once per endpoint (the catalog keeps them). */
-const ENDPOINT_ATTRIBUTES = new WeakMap<Endpoint, Uint8Array>();
+/** Turn shapes per endpoint (the catalog keeps its endpoints), and for turns that no endpoint served. */
+const TURN_SHAPES = new WeakMap<Endpoint, ShapeCache>();
+const UNSERVED_TURN_SHAPES = new ShapeCache();
 
-function endpointAttributes(endpoint: Endpoint): Uint8Array {
-  let found = ENDPOINT_ATTRIBUTES.get(endpoint);
-  if (found === undefined) {
-    found = new AttributeWriter()
-      .str("gen_ai.system", endpoint.provider.adapter)
-      .str("gen_ai.provider.name", endpoint.provider.adapter)
-      .str("gen_ai.response.model", endpoint.model.id)
-      .str("gateway.provider", endpoint.provider.id)
-      .str("gateway.upstream_model", endpoint.model.upstreamModel)
-      .fragment();
-    ENDPOINT_ATTRIBUTES.set(endpoint, found);
+/** A turn span's name (unless the client named it) and its attributes from closed sets. */
+function turnShape(ctx: RequestContext, turn: TurnRecord | undefined, named: boolean): Uint8Array {
+  const model = turn?.endpoint.model.id ?? ctx.request?.model ?? "";
+  const requested = ctx.request?.model ?? model;
+  let shapes = UNSERVED_TURN_SHAPES;
+  if (turn) {
+    const served = TURN_SHAPES.get(turn.endpoint);
+    if (served) shapes = served;
+    else TURN_SHAPES.set(turn.endpoint, (shapes = new ShapeCache()));
   }
-  return found;
+  const cacheable = keyable(requested) && keyable(model);
+  const key = cacheable ? `${named ? 1 : 0}${SEP}${requested}${SEP}${turn ? turn.finish : model}` : "";
+  const found = cacheable ? shapes.get(key) : undefined;
+  if (found) return found;
+  const a = new AttributeWriter();
+  if (named) a.spanName(`chat ${model}`);
+  a.str("gen_ai.operation.name", "chat").str("gen_ai.request.model", requested);
+  if (turn) a.raw(endpointAttributes(turn.endpoint)).strs("gen_ai.response.finish_reasons", [turn.finish]);
+  return cacheable ? shapes.keep(key, a.fragment()) : a.fragment();
 }
+
+/** What a turn's span says of the endpoint that served it. */
+function endpointAttributes(endpoint: Endpoint): Uint8Array {
+  return new AttributeWriter()
+    .str("gen_ai.system", endpoint.provider.adapter)
+    .str("gen_ai.provider.name", endpoint.provider.adapter)
+    .str("gen_ai.response.model", endpoint.model.id)
+    .str("gateway.provider", endpoint.provider.id)
+    .str("gateway.upstream_model", endpoint.model.upstreamModel)
+    .fragment();
+}
+
+const ATTEMPT_SHAPES = new ShapeCache();
 
 function attemptSpan(sdk: TracingSdk, parent: SpanParent, attempt: Attempt, step: string): void {
   sdk.spans
-    .child({ name: named("attempt ", attempt.providerId), nameRepeats: true, kind: CLIENT, startMs: attempt.startedAt, endMs: attempt.endedAt ?? attempt.startedAt }, parent)
+    .child({ name: undefined, kind: CLIENT, startMs: attempt.startedAt, endMs: attempt.endedAt ?? attempt.startedAt }, parent)
+    .raw(attemptShape(attempt, step))
+    .end(attempt.errorType !== undefined ? errorMessage(attempt.errorType) : undefined);
+}
+
+/** An attempt span's name and attributes: all from closed sets. */
+function attemptShape(attempt: Attempt, step: string): Uint8Array {
+  const outcome = attemptOutcome(attempt);
+  const cacheable = keyable(attempt.model) && keyable(attempt.errorType);
+  const key = cacheable ? `${attempt.providerId}${SEP}${attempt.model}${SEP}${outcome}${SEP}${step}${SEP}${attempt.status ?? NONE}${SEP}${attempt.errorType ?? NONE}${SEP}${attempt.tier ?? NONE}` : "";
+  const found = cacheable ? ATTEMPT_SHAPES.get(key) : undefined;
+  if (found) return found;
+  const shape = new AttributeWriter()
+    .spanName(`attempt ${attempt.providerId}`)
     .str("gateway.provider", attempt.providerId)
     .str("gen_ai.request.model", attempt.model)
-    .str("gateway.attempt.outcome", attemptOutcome(attempt))
+    .str("gateway.attempt.outcome", outcome)
     .str("gateway.attempt.step", step)
     .num("http.response.status_code", attempt.status)
     .str("error.type", attempt.errorType)
     .str("gateway.service_tier", attempt.tier)
-    .end(attempt.errorType !== undefined ? errorMessage(attempt.errorType) : undefined);
+    .fragment();
+  return cacheable ? ATTEMPT_SHAPES.keep(key, shape) : shape;
 }
+
+const TOOL_SHAPES = new ShapeCache();
 
 function toolSpan(sdk: TracingSdk, parent: SpanParent, tool: ToolRecord): void {
   const { part } = tool;
   sdk.spans
-    .child({ name: named("execute_tool ", part.name), nameRepeats: true, kind: INTERNAL, startMs: tool.startedAt, endMs: tool.endedAt }, parent)
-    .str("gen_ai.operation.name", "execute_tool")
-    .str("gen_ai.tool.name", part.name)
-    .uniqueStr("gen_ai.tool.call.id", part.callId)
-    .str("gateway.tool.status", part.status)
+    .child({ name: undefined, kind: INTERNAL, startMs: tool.startedAt, endMs: tool.endedAt }, parent)
+    .raw(toolShape(part.name, part.status))
+    .text(TOOL_CALL_ID, part.callId)
     .end(part.status === "failed" ? errorMessage(part.error ?? "failed") : undefined);
 }
 
-/** `prefix + value` for values of closed sets (routes, models, providers, tools), the same string each time. */
-const NAMED = new Map<string, Map<string, string>>();
-
-function named(prefix: string, value: string): string {
-  let byValue = NAMED.get(prefix);
-  if (byValue === undefined) NAMED.set(prefix, (byValue = new Map()));
-  let name = byValue.get(value);
-  if (name === undefined) {
-    if (byValue.size >= 512) byValue.clear();
-    byValue.set(value, (name = prefix + value));
-  }
-  return name;
+/** A server-tool span's name and attributes from closed sets. */
+function toolShape(name: string, status: string): Uint8Array {
+  const cacheable = keyable(name);
+  const key = cacheable ? name + SEP + status : "";
+  const found = cacheable ? TOOL_SHAPES.get(key) : undefined;
+  if (found) return found;
+  const shape = new AttributeWriter()
+    .spanName(`execute_tool ${name}`)
+    .str("gen_ai.operation.name", "execute_tool")
+    .str("gen_ai.tool.name", name)
+    .str("gateway.tool.status", status)
+    .fragment();
+  return cacheable ? TOOL_SHAPES.keep(key, shape) : shape;
 }
 
 function stringField(value: unknown): string | undefined {

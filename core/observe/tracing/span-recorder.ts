@@ -51,9 +51,8 @@ export interface RemoteParent {
 }
 
 export interface SpanSpec {
-  name: string;
-  /** A name made by the gateway from closed sets (encoded once, reused). */
-  nameRepeats?: boolean;
+  /** Unset when the span's shape (span-shapes.ts) carries the name. */
+  name: string | undefined;
   /** OTLP span kind: 1 internal, 2 server, 3 client. */
   kind: 1 | 2 | 3;
   /** Unix ms. */
@@ -98,7 +97,7 @@ export class OpenSpan extends SpanWriter {
     readonly context: SpanParent,
     parent: SpanIds | undefined,
   ) {
-    super(sink.writer, { ids: context, parent, name: spec.name, nameRepeats: spec.nameRepeats === true, kind: spec.kind, startMs: spec.startMs, endMs: spec.endMs });
+    super(sink.writer, { ids: context, parent, name: spec.name, kind: spec.kind, startMs: spec.startMs, endMs: spec.endMs });
   }
 
   /** Hands the span to the queue; `error` (a message) sets its status to ERROR. */

@@ -141,6 +141,47 @@ describe("a request's span tree", () => {
   });
 });
 
+describe("span shapes (what repeats is encoded once per combination and copied)", () => {
+  test("requests of one shape keep their own ids, counts and times; a client-named span keeps its route attributes", async () => {
+    const before = collector.spans.length;
+    const sent: Array<{ id: string; tokens: number }> = [];
+    for (const words of [3, 40]) {
+      const res = await gw.request("/chat/completions", { method: "POST", json: { model: "simulator/small", messages: [{ role: "user", content: `answer [sim tokens=${words}]` }] } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { usage: { completion_tokens: number } };
+      sent.push({ id: res.headers.get("x-generation-id")!, tokens: body.usage.completion_tokens });
+    }
+    const named = await gw.request("/chat/completions", { method: "POST", json: { model: "simulator/small", messages: [{ role: "user", content: "hi" }], trace: { span_name: "custom" } } });
+    await named.json();
+    const spans = (await collector.waitFor(before + 9)).slice(before);
+    for (const { id, tokens } of sent) {
+      const root = spans.find((s) => s.parentSpanId === undefined && s.attributes["gateway.generation_id"] === id)!;
+      expect(root.name).toBe("POST /chat/completions");
+      expect(root.attributes).toMatchObject({ "http.route": "/chat/completions", "gen_ai.response.model": "simulator/small", "gen_ai.usage.output_tokens": tokens });
+      const [turn] = children(spans, root);
+      expect(turn!.name).toBe("chat simulator/small");
+      expect(turn!.attributes).toMatchObject({ "gen_ai.response.id": id, "gen_ai.usage.output_tokens": tokens, "gen_ai.response.finish_reasons": ["stop"] });
+      expect(children(spans, turn!).map((a) => [a.name, a.attributes["gateway.attempt.outcome"]])).toEqual([["attempt simulator", "success"]]);
+    }
+    expect(sent[0]!.tokens).not.toBe(sent[1]!.tokens);
+    const custom = spans.find((s) => s.name === "custom")!;
+    expect(custom.attributes).toMatchObject({ "http.route": "/chat/completions", "http.request.method": "POST", "gen_ai.request.model": "simulator/small" });
+    expect(children(spans, custom)[0]!.name).toBe("chat simulator/small");
+  });
+
+  test("a model name holding the shape key's separator is written as sent, not mistaken for another shape", async () => {
+    const before = collector.spans.length;
+    const odd = "simulator/small\u0001true\u0001simulator";
+    const res = await gw.request("/chat/completions", { method: "POST", json: { model: odd, messages: [{ role: "user", content: "hi" }] } });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    await res.json();
+    const spans = (await collector.waitFor(before + 1)).slice(before);
+    const root = spans.find((s) => s.parentSpanId === undefined)!;
+    expect(root.attributes["gen_ai.request.model"]).toBe(odd);
+    expect(root.attributes["gen_ai.response.model"]).toBeUndefined();
+  });
+});
+
 describe("collector down", () => {
   test("requests are unaffected; dropped spans are counted", async () => {
     const closed = `http://127.0.0.1:${await freePort()}/v1/traces`;
