@@ -18,6 +18,8 @@ export interface Child {
   pid: number;
   port: number;
   url?: string;
+  /** Each gateway's port, when the child runs several (bench/gateway-variants.ts). */
+  ports?: Record<string, number>;
   proc: ReturnType<typeof Bun.spawn>;
 }
 
@@ -45,7 +47,7 @@ export class Fleet {
       const line = text.split("\n").find((l) => l.includes('"ready"'));
       if (line) {
         reader.releaseLock();
-        return { pid: proc.pid, proc, ...(JSON.parse(line) as { port: number; url?: string }) };
+        return { pid: proc.pid, proc, ...(JSON.parse(line) as { port: number; url?: string; ports?: Record<string, number> }) };
       }
     }
   }
@@ -54,10 +56,18 @@ export class Fleet {
   async gateway(entry: string, name: string, dataDir: string, env: Record<string, string>) {
     await Bun.write(join(dataDir, ".keep"), "");
     const child = await this.spawn(entry, { BENCH_DIR: dataDir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY, ...env });
-    const base = `http://127.0.0.1:${child.port}/api/v1`;
-    const created = await fetch(`${base}/keys`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name }) });
-    const key = ((await created.json()) as { key: string }).key;
-    return { name, pid: child.pid, child, url: `${base}/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${key}` } };
+    return target(name, child.pid, child.port);
+  }
+
+  /**
+   * Gateways of one process (bench/gateway-variants.ts, bundled as `entry`), one per `variants` entry (`name` →
+   * `observe`), each on its own data directory under `dataDir`, with their request targets.
+   */
+  async gatewaysInOneProcess(entry: string, dataDir: string, variants: Record<string, string>, env: Record<string, string>) {
+    for (const name of Object.keys(variants)) await Bun.write(join(dataDir, name, ".keep"), "");
+    const list = Object.entries(variants).map(([name, observe]) => `${name}:${observe}`).join(",");
+    const child = await this.spawn(entry, { BENCH_DIR: dataDir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY, BENCH_VARIANTS: list, ...env });
+    return Promise.all(Object.keys(variants).map((name) => target(name, child.pid, child.ports![name]!)));
   }
 
   killAll(): void {
@@ -65,9 +75,17 @@ export class Fleet {
   }
 }
 
-/** Bundles a tree's bench/gateway-server.ts like `npm start` does; the path of its entry point. */
-export async function bundleGateway(root: string, outdir: string): Promise<string> {
-  const built = await Bun.build({ entrypoints: [join(root, "bench/gateway-server.ts")], target: "bun", minify: true, outdir });
+/** The request target of a running bench gateway: an inference key made on it. */
+async function target(name: string, pid: number, port: number) {
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const created = await fetch(`${base}/keys`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name }) });
+  const key = ((await created.json()) as { key: string }).key;
+  return { name, pid, url: `${base}/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${key}` } };
+}
+
+/** Bundles a tree's bench/gateway-server.ts (or another bench entry) like `npm start` does; its entry point's path. */
+export async function bundleGateway(root: string, outdir: string, entryFile = "bench/gateway-server.ts"): Promise<string> {
+  const built = await Bun.build({ entrypoints: [join(root, entryFile)], target: "bun", minify: true, outdir });
   const entry = built.success ? built.outputs.find((o) => o.kind === "entry-point") : undefined;
   if (!entry) throw new Error(`bundling ${root}'s gateway failed`);
   return entry.path;

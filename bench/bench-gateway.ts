@@ -1,0 +1,67 @@
+/**
+ * The gateway as the bench runs it: the default pipeline (auth, routing, accounting, request logging at `info`) with
+ * a SQLite file database in a temp dir, the memory kv, and one `openai` adapter provider pointing at the standalone
+ * simulator server. Assembled exactly like server.ts (createGateway + serveGateway, the log destination buffered and
+ * flushed the same way); the only difference is that pino writes its request lines to a file instead of stdout.
+ */
+import pino from "pino";
+import { join } from "node:path";
+import { createGateway } from "../core/bootstrap.ts";
+import { buildConfig, validateConfigFile } from "../core/config/load.ts";
+import { createLogger, flushEverySecond } from "../core/logger.ts";
+import { serveGateway } from "../core/serve.ts";
+
+export interface BenchGatewayOptions {
+  dir: string;
+  model: string;
+  upstream: string;
+  adminKey: string;
+  /**
+   * `off` turns metrics off (no observer at all: the baseline of bench/observability.ts); `on` adds tracing to the
+   * OTLP sink at `otlp` (sampling `sample`, default every request); unset is the default (metrics on, tracing off),
+   * what `npm run bench` runs.
+   */
+  observe?: "off" | "on";
+  otlp?: string;
+  sample?: number;
+}
+
+export async function startBenchGateway(o: BenchGatewayOptions) {
+  if (o.observe === "on" && !o.otlp) throw new Error("bench gateway: tracing needs the OTLP sink's URL");
+  const file = validateConfigFile({
+    ...(o.observe === "off" ? { metrics: { enabled: false } } : {}),
+    ...(o.observe === "on" ? { tracing: { endpoint: o.otlp, sample_ratio: o.sample ?? 1 } } : {}),
+    providers: [
+      {
+        id: "sim",
+        adapter: "openai",
+        base_url: o.upstream,
+        api_key: "bench-upstream-key",
+        models: [{ id: o.model, upstream_model: o.model, pricing: { prompt: 0.0000001, completion: 0.0000004 }, context_length: 32768 }],
+      },
+    ],
+  });
+  const config = buildConfig(
+    file,
+    { HOST: "127.0.0.1", PORT: "0", DATABASE_URL: `sqlite://${join(o.dir, "gateway.db")}`, GATEWAY_ADMIN_KEY: o.adminKey, LOG_LEVEL: "info" },
+    o.dir,
+  );
+  // Buffered like server.ts's bufferedStdout (one write per ~4 KB, flushed every second and at exit), so the bench
+  // charges the gateway the logging cost production pays, not one write per line.
+  const destination = pino.destination({ dest: join(o.dir, "gateway.log"), minLength: 4096, sync: false });
+  const flusher = flushEverySecond(destination);
+  const logger = createLogger(config.logLevel, destination);
+  const gateway = await createGateway(config, { logger });
+  const server = serveGateway(config, gateway);
+  return {
+    port: server.port ?? 0,
+    log: join(o.dir, "gateway.log"),
+    idleTrimMs: config.idleTrimMs,
+    async stop() {
+      await server.stop(true);
+      await gateway.close();
+      clearInterval(flusher);
+      destination.flushSync();
+    },
+  };
+}

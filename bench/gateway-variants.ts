@@ -1,0 +1,36 @@
+/**
+ * Several bench gateways (bench-gateway.ts) in ONE process, each on its own port, data directory and configuration:
+ * `BENCH_VARIANTS` is `name:observe,…` (observe `off`, `on` or empty for the default), the rest as for
+ * gateway-server.ts. Announces `{ports: {name: port}}`.
+ *
+ * Why one process: the same build of the same code, started twice, ran 139–188 µs of main-thread CPU per request
+ * on this 2-core machine (four starts, 8 s each after a warm-up), a spread three times the 5 % that
+ * bench/observability.ts has to resolve. Gateways that share a process share that luck (its JIT, its heap, its
+ * place on the cores), so what differs between them is their configuration.
+ */
+import { join } from "node:path";
+import { startBenchGateway } from "./bench-gateway.ts";
+import { announce, required } from "./child.ts";
+
+const ports: Record<string, number> = {};
+const stops: Array<() => Promise<void>> = [];
+for (const variant of required("BENCH_VARIANTS").split(",")) {
+  const [name = "", observe = ""] = variant.split(":");
+  const gateway = await startBenchGateway({
+    dir: join(required("BENCH_DIR"), name),
+    model: required("BENCH_MODEL"),
+    upstream: required("BENCH_UPSTREAM"),
+    adminKey: required("BENCH_ADMIN_KEY"),
+    observe: observe === "off" || observe === "on" ? observe : undefined,
+    otlp: process.env.BENCH_OTLP,
+    sample: process.env.BENCH_SAMPLE === undefined ? undefined : Number(process.env.BENCH_SAMPLE),
+  });
+  ports[name] = gateway.port;
+  stops.push(() => gateway.stop());
+}
+
+process.on("SIGTERM", async () => {
+  await Promise.all(stops.map((stop) => stop()));
+  process.exit(0);
+});
+announce(Object.values(ports)[0] ?? 0, { ports });
