@@ -10,6 +10,7 @@ import { createGateway } from "../core/bootstrap.ts";
 import { buildConfig, validateConfigFile } from "../core/config/load.ts";
 import { createLogger, flushEverySecond } from "../core/logger.ts";
 import { serveGateway } from "../core/serve.ts";
+import { required } from "./child.ts";
 
 export interface BenchGatewayOptions {
   dir: string;
@@ -24,6 +25,19 @@ export interface BenchGatewayOptions {
   observe?: "off" | "on";
   otlp?: string;
   sample?: number;
+}
+
+/** The options the bench's parent passes by environment (`BENCH_MODEL`, `BENCH_UPSTREAM`, …), for a data directory. */
+export function optionsFromEnv(dir: string, observe: string | undefined): BenchGatewayOptions {
+  return {
+    dir,
+    model: required("BENCH_MODEL"),
+    upstream: required("BENCH_UPSTREAM"),
+    adminKey: required("BENCH_ADMIN_KEY"),
+    observe: observe === "off" || observe === "on" ? observe : undefined,
+    otlp: process.env.BENCH_OTLP,
+    sample: process.env.BENCH_SAMPLE === undefined ? undefined : Number(process.env.BENCH_SAMPLE),
+  };
 }
 
 export async function startBenchGateway(o: BenchGatewayOptions) {

@@ -9,22 +9,14 @@
  * place on the cores), so what differs between them is their configuration.
  */
 import { join } from "node:path";
-import { startBenchGateway } from "./bench-gateway.ts";
+import { optionsFromEnv, startBenchGateway } from "./bench-gateway.ts";
 import { announce, required } from "./child.ts";
 
 const ports: Record<string, number> = {};
 const stops: Array<() => Promise<void>> = [];
 for (const variant of required("BENCH_VARIANTS").split(",")) {
   const [name = "", observe = ""] = variant.split(":");
-  const gateway = await startBenchGateway({
-    dir: join(required("BENCH_DIR"), name),
-    model: required("BENCH_MODEL"),
-    upstream: required("BENCH_UPSTREAM"),
-    adminKey: required("BENCH_ADMIN_KEY"),
-    observe: observe === "off" || observe === "on" ? observe : undefined,
-    otlp: process.env.BENCH_OTLP,
-    sample: process.env.BENCH_SAMPLE === undefined ? undefined : Number(process.env.BENCH_SAMPLE),
-  });
+  const gateway = await startBenchGateway(optionsFromEnv(join(required("BENCH_DIR"), name), observe));
   ports[name] = gateway.port;
   stops.push(() => gateway.stop());
 }
