@@ -232,7 +232,7 @@ export class SpanWriter extends AttributeWriter {
     super(w);
     openWriter = w;
     openAt = this.start;
-    this.lengthAt = w.begin(2);
+    this.lengthAt = w.beginLarge(2);
     const { ids, parent } = h;
     w.id128(1, ids.t0, ids.t1, ids.t2, ids.t3).id64(2, ids.s0, ids.s1);
     if (parent !== undefined) w.id64(4, parent.s0, parent.s1);
@@ -250,7 +250,7 @@ export class SpanWriter extends AttributeWriter {
       out.string(2, error).int64(3, 2);
       out.end(status);
     }
-    out.end(this.lengthAt);
+    out.endLarge(this.lengthAt);
     openWriter = undefined;
     return this.start;
   }

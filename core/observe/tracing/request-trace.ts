@@ -11,7 +11,7 @@ import { routeLabel } from "../labels.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { attributeKey, AttributeWriter } from "./otlp-proto.ts";
 import { parentOf } from "./parent.ts";
-import { keyable, NONE, SEP, ShapeCache } from "./span-shapes.ts";
+import { ShapeNode } from "./span-shapes.ts";
 import type { ToolRecord, TraceRecords, TurnRecord } from "./records.ts";
 import type { OpenSpan, SpanParent } from "./span-recorder.ts";
 import type { TracingSdk } from "./sdk.ts";
@@ -59,7 +59,7 @@ function errorMessage(message: string): string {
   return message.slice(0, MAX_ATTRIBUTE_CHARS);
 }
 
-const REQUEST_SHAPES = new ShapeCache();
+const REQUEST_SHAPES = new ShapeNode();
 
 function requestAttributes(a: OpenSpan, ctx: RequestContext, status: number, route: string, named: boolean, field: Record<string, unknown> | undefined): void {
   const usage = ctx.spend.usage;
@@ -81,12 +81,16 @@ function requestShape(ctx: RequestContext, status: number, route: string, named:
   const { request, served } = ctx;
   const errorType = ctx.log.error_type === undefined ? undefined : String(ctx.log.error_type);
   const keyName = ctx.principal?.name;
-  const cacheable = keyable(request?.model) && keyable(keyName);
-  const key = cacheable
-    ? `${named ? 1 : 0}${SEP}${route}${SEP}${ctx.format.id}${SEP}${status}${SEP}${request ? request.model + SEP + request.stream : NONE}${SEP}${served ? served.provider.id + SEP + served.model.id : NONE}${SEP}${errorType ?? NONE}${SEP}${keyName ?? NONE}`
-    : "";
-  const found = cacheable ? REQUEST_SHAPES.get(key) : undefined;
-  if (found) return found;
+  const node = REQUEST_SHAPES.at(served)
+    .at(route)
+    .at(status)
+    .at(request?.model)
+    .at(request?.stream)
+    .at(ctx.format.id)
+    .at(errorType)
+    .at(keyName)
+    .at(named);
+  if (node.shape) return node.shape;
   const a = new AttributeWriter();
   if (named) a.spanName(route === "batch" ? "batch item" : `POST ${route}`);
   a.str("gateway.format", ctx.format.id).num("http.response.status_code", status);
@@ -94,7 +98,7 @@ function requestShape(ctx: RequestContext, status: number, route: string, named:
   if (request) a.str("gen_ai.request.model", request.model).bool("gateway.stream", request.stream);
   if (served) a.str("gen_ai.response.model", served.model.id).str("gateway.provider", served.provider.id);
   a.str("error.type", errorType).str("gateway.key_name", keyName);
-  return cacheable ? REQUEST_SHAPES.keep(key, a.fragment()) : a.fragment();
+  return (node.shape = a.fragment());
 }
 
 /** A model turn's span and, under it, its attempts: `ctx.attempts[from..to)`. */
@@ -120,29 +124,19 @@ function turnSpan(sdk: TracingSdk, ctx: RequestContext, parent: SpanParent, from
   for (let i = from; i < to; i++) attemptSpan(sdk, inTurn, all[i]!, attemptStep(all, i));
 }
 
-/** Turn shapes per endpoint (the catalog keeps its endpoints), and for turns that no endpoint served. */
-const TURN_SHAPES = new WeakMap<Endpoint, ShapeCache>();
-const UNSERVED_TURN_SHAPES = new ShapeCache();
+const TURN_SHAPES = new ShapeNode();
 
 /** A turn span's name (unless the client named it) and its attributes from closed sets. */
 function turnShape(ctx: RequestContext, turn: TurnRecord | undefined, named: boolean): Uint8Array {
   const model = turn?.endpoint.model.id ?? ctx.request?.model ?? "";
   const requested = ctx.request?.model ?? model;
-  let shapes = UNSERVED_TURN_SHAPES;
-  if (turn) {
-    const served = TURN_SHAPES.get(turn.endpoint);
-    if (served) shapes = served;
-    else TURN_SHAPES.set(turn.endpoint, (shapes = new ShapeCache()));
-  }
-  const cacheable = keyable(requested) && keyable(model);
-  const key = cacheable ? `${named ? 1 : 0}${SEP}${requested}${SEP}${turn ? turn.finish : model}` : "";
-  const found = cacheable ? shapes.get(key) : undefined;
-  if (found) return found;
+  const node = TURN_SHAPES.at(turn?.endpoint).at(requested).at(turn ? turn.finish : model).at(named);
+  if (node.shape) return node.shape;
   const a = new AttributeWriter();
   if (named) a.spanName(`chat ${model}`);
   a.str("gen_ai.operation.name", "chat").str("gen_ai.request.model", requested);
   if (turn) a.raw(endpointAttributes(turn.endpoint)).strs("gen_ai.response.finish_reasons", [turn.finish]);
-  return cacheable ? shapes.keep(key, a.fragment()) : a.fragment();
+  return (node.shape = a.fragment());
 }
 
 /** What a turn's span says of the endpoint that served it. */
@@ -156,7 +150,7 @@ function endpointAttributes(endpoint: Endpoint): Uint8Array {
     .fragment();
 }
 
-const ATTEMPT_SHAPES = new ShapeCache();
+const ATTEMPT_SHAPES = new ShapeNode();
 
 function attemptSpan(sdk: TracingSdk, parent: SpanParent, attempt: Attempt, step: string): void {
   sdk.spans
@@ -168,11 +162,9 @@ function attemptSpan(sdk: TracingSdk, parent: SpanParent, attempt: Attempt, step
 /** An attempt span's name and attributes: all from closed sets. */
 function attemptShape(attempt: Attempt, step: string): Uint8Array {
   const outcome = attemptOutcome(attempt);
-  const cacheable = keyable(attempt.model) && keyable(attempt.errorType);
-  const key = cacheable ? `${attempt.providerId}${SEP}${attempt.model}${SEP}${outcome}${SEP}${step}${SEP}${attempt.status ?? NONE}${SEP}${attempt.errorType ?? NONE}${SEP}${attempt.tier ?? NONE}` : "";
-  const found = cacheable ? ATTEMPT_SHAPES.get(key) : undefined;
-  if (found) return found;
-  const shape = new AttributeWriter()
+  const node = ATTEMPT_SHAPES.at(attempt.providerId).at(attempt.model).at(outcome).at(step).at(attempt.status).at(attempt.errorType).at(attempt.tier);
+  if (node.shape) return node.shape;
+  return (node.shape = new AttributeWriter()
     .spanName(`attempt ${attempt.providerId}`)
     .str("gateway.provider", attempt.providerId)
     .str("gen_ai.request.model", attempt.model)
@@ -181,11 +173,10 @@ function attemptShape(attempt: Attempt, step: string): Uint8Array {
     .num("http.response.status_code", attempt.status)
     .str("error.type", attempt.errorType)
     .str("gateway.service_tier", attempt.tier)
-    .fragment();
-  return cacheable ? ATTEMPT_SHAPES.keep(key, shape) : shape;
+    .fragment());
 }
 
-const TOOL_SHAPES = new ShapeCache();
+const TOOL_SHAPES = new ShapeNode();
 
 function toolSpan(sdk: TracingSdk, parent: SpanParent, tool: ToolRecord): void {
   const { part } = tool;
@@ -198,17 +189,14 @@ function toolSpan(sdk: TracingSdk, parent: SpanParent, tool: ToolRecord): void {
 
 /** A server-tool span's name and attributes from closed sets. */
 function toolShape(name: string, status: string): Uint8Array {
-  const cacheable = keyable(name);
-  const key = cacheable ? name + SEP + status : "";
-  const found = cacheable ? TOOL_SHAPES.get(key) : undefined;
-  if (found) return found;
-  const shape = new AttributeWriter()
+  const node = TOOL_SHAPES.at(name).at(status);
+  if (node.shape) return node.shape;
+  return (node.shape = new AttributeWriter()
     .spanName(`execute_tool ${name}`)
     .str("gen_ai.operation.name", "execute_tool")
     .str("gen_ai.tool.name", name)
     .str("gateway.tool.status", status)
-    .fragment();
-  return cacheable ? TOOL_SHAPES.keep(key, shape) : shape;
+    .fragment());
 }
 
 function stringField(value: unknown): string | undefined {

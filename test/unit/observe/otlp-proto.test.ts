@@ -116,6 +116,16 @@ describe("OTLP protobuf", () => {
     }
   });
 
+  test("a span's two reserved length bytes fit 128 bytes to 16 KB in place; shorter and longer spans are moved", () => {
+    for (const length of [0, 1, 120, 124, 125, 126, 127, 128, 200, 16_370, 16_379, 16_380, 16_381, 20_000, 70_000]) {
+      const b = batch();
+      const at = b.writer.beginLarge(2);
+      b.writer.string(5, "x".repeat(length));
+      b.writer.endLarge(at);
+      expect(b.decode().resourceSpans[0]!.scopeSpans[0]!.spans[0]!.name).toBe("x".repeat(length));
+    }
+  });
+
   test("an export request: resource, scope and spans, with parent ids, kinds and error status", () => {
     const b = batch();
     const recorder = new SpanRecorder(b, 1);

@@ -1,26 +1,27 @@
-/** Span shapes: which values may join a shape's key, and a cache that stays bounded. */
+/** Span shapes: one node per combination of values, told apart exactly, and levels that stay bounded. */
 import { describe, expect, test } from "bun:test";
-import { keyable, NONE, SEP, ShapeCache } from "../../../core/observe/tracing/span-shapes.ts";
+import { ShapeNode } from "../../../core/observe/tracing/span-shapes.ts";
 
 describe("span shapes", () => {
-  test("a value holding the separator or the absent mark, or longer than 256 characters, never joins a key", () => {
-    expect(keyable(undefined)).toBe(true);
-    expect(keyable("acme/model-x")).toBe(true);
-    expect(keyable("x".repeat(256))).toBe(true);
-    expect(keyable("x".repeat(257))).toBe(false);
-    expect(keyable(`a${SEP}b`)).toBe(false);
-    expect(keyable(`a${NONE}`)).toBe(false);
+  test("the same values lead to the same node; values that would read alike when joined lead apart", () => {
+    const root = new ShapeNode();
+    const node = root.at("a").at(200).at(undefined);
+    node.shape = new Uint8Array([1]);
+    expect(root.at("a").at(200).at(undefined).shape).toEqual(new Uint8Array([1]));
+    for (const other of [root.at("a").at(200).at(""), root.at("a").at("200").at(undefined), root.at("a\u0001200").at(undefined), root.at("a").at(200).at(null)]) {
+      expect(other).not.toBe(node);
+      expect(other.shape).toBeUndefined();
+    }
   });
 
-  test("the cache keeps what it was given and empties itself when full instead of growing", () => {
-    const cache = new ShapeCache();
-    const first = new Uint8Array([1, 2, 3]);
-    expect(cache.keep("k0", first)).toBe(first);
-    expect(cache.get("k0")).toBe(first);
-    for (let i = 1; i < 1024; i++) cache.keep(`k${i}`, new Uint8Array([i & 255]));
-    expect(cache.get("k0")).toBe(first);
-    cache.keep("one more", new Uint8Array([9]));
-    expect(cache.get("k0")).toBeUndefined();
-    expect(cache.get("one more")).toEqual(new Uint8Array([9]));
+  test("a level empties itself when full instead of growing", () => {
+    const root = new ShapeNode();
+    const first = root.at("model-0");
+    first.shape = new Uint8Array([7]);
+    for (let i = 1; i < 256; i++) root.at(`model-${i}`);
+    expect(root.at("model-0")).toBe(first);
+    root.at("one more");
+    expect(root.at("model-0")).not.toBe(first);
+    expect(root.at("model-0").shape).toBeUndefined();
   });
 });
