@@ -6,6 +6,7 @@ import type { CanonicalRequest } from "../model/request.ts";
 import type { CreditHold } from "../limits/credits.ts";
 import type { ActivePlugin } from "./plugins/active.ts";
 import type { Spend } from "./turn/spend.ts";
+import type { TraceRecords } from "../observe/tracing/records.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { RoutePlan } from "../routing/plan.ts";
 
@@ -74,6 +75,12 @@ export interface RequestContext {
   usedContainers?: ReadonlyArray<{ id: string; expiresAt: number }>;
   /** Time to first token for streams (ms since start), for the generation record. */
   firstTokenMs: number | undefined;
+  /**
+   * What tracing keeps of the request beyond the context (each metered turn, each server-tool call), when tracing is
+   * on: core/observe/tracing/records.ts. A slot set up with the context rather than a side map, whose lookups and
+   * weak entries cost every traced request.
+   */
+  traceRecords: TraceRecords | undefined;
   /** Fields for the one request log line. */
   readonly log: Record<string, unknown>;
 }

@@ -22,6 +22,6 @@ export function newContext(deps: Deps, format: WireFormat, body: Record<string, 
 }
 
 /** What a request accumulates as it runs: empty at its start (also for hand-built contexts in tests). */
-export function freshState(): Pick<RequestContext, "candidates" | "attempts" | "served" | "spend" | "plugins" | "pipeline" | "firstTokenMs" | "log"> {
-  return { candidates: [], attempts: [], served: undefined, spend: new Spend(), plugins: [], pipeline: [], firstTokenMs: undefined, log: {} };
+export function freshState(): Pick<RequestContext, "candidates" | "attempts" | "served" | "spend" | "plugins" | "pipeline" | "firstTokenMs" | "log" | "traceRecords"> {
+  return { candidates: [], attempts: [], served: undefined, spend: new Spend(), plugins: [], pipeline: [], firstTokenMs: undefined, log: {}, traceRecords: undefined };
 }

@@ -1,6 +1,6 @@
 /**
  * What a traced request remembers beyond its context: each metered turn's end and result, and each server-tool
- * call. Kept beside the context (a WeakMap: nothing to clean up, nothing added to contexts of untraced requests).
+ * call, in the context's `traceRecords` slot (unset unless tracing is on).
  */
 import type { ServerToolPart } from "../../model/parts.ts";
 import type { FinishReason } from "../../model/response.ts";
@@ -30,17 +30,13 @@ export interface TraceRecords {
   tools: ToolRecord[];
 }
 
-const records = new WeakMap<RequestContext, TraceRecords>();
-
 export function recordsOf(ctx: RequestContext): TraceRecords {
-  let found = records.get(ctx);
-  if (!found) records.set(ctx, (found = { turns: [], tools: [] }));
-  return found;
+  return (ctx.traceRecords ??= { turns: [], tools: [] });
 }
 
 /** The records, forgotten (a request is traced once). */
 export function takeRecords(ctx: RequestContext): TraceRecords {
-  const found = records.get(ctx) ?? { turns: [], tools: [] };
-  records.delete(ctx);
+  const found = ctx.traceRecords ?? { turns: [], tools: [] };
+  ctx.traceRecords = undefined;
   return found;
 }
