@@ -169,7 +169,7 @@ describe("span shapes (what repeats is encoded once per combination and copied)"
     expect(children(spans, custom)[0]!.name).toBe("chat simulator/small");
   });
 
-  test("a model name holding the shape key's separator is written as sent, not mistaken for another shape", async () => {
+  test("a model name that would read like another combination if values were joined is written as sent", async () => {
     const before = collector.spans.length;
     const odd = "simulator/small\u0001true\u0001simulator";
     const res = await gw.request("/chat/completions", { method: "POST", json: { model: odd, messages: [{ role: "user", content: "hi" }] } });
