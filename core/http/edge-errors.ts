@@ -10,23 +10,39 @@ import { unknownRoute } from "./route-hint.ts";
 interface ValueErrorLike {
   path?: string;
   message?: string;
+  /** The schema that failed; a `const` one is a literal (a message's `role`, a part's `type`). */
+  schema?: unknown;
   /** For unions: one error iterator per variant. */
   errors?: Array<Iterable<ValueErrorLike>>;
 }
 
 /**
  * A union failure ("Expected union value") hides the real cause in its variants. Descend into the variant whose
- * first error is deepest (the one that matched the shape best), skipping the `null` branch of nullable fields.
+ * first error is deepest (the one that matched the shape best), skipping the `null` branch of nullable fields and
+ * the variants whose own discriminating literal failed (a `tool` message's branch for a `user` message with a bad
+ * `name`: it would blame a missing `tool_call_id`).
  */
 export function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike | undefined {
   if (!error?.errors?.length) return error;
   let best: ValueErrorLike | undefined;
+  let bestOfOthers: ValueErrorLike | undefined;
   for (const variant of error.errors) {
-    const first = variant[Symbol.iterator]().next().value as ValueErrorLike | undefined;
+    const all = [...variant];
+    const first = all[0];
     if (!first || first.message === "Expected null") continue;
-    if (!best || (first.path ?? "").length > (best.path ?? "").length) best = first;
+    const deeper = (than: ValueErrorLike | undefined) => !than || (first.path ?? "").length > (than.path ?? "").length;
+    if (all.some((e) => isOwnLiteral(e, error.path ?? ""))) {
+      if (deeper(bestOfOthers)) bestOfOthers = first;
+    } else if (deeper(best)) best = first;
   }
-  return best ? mostSpecific(best) : error;
+  const chosen = best ?? bestOfOthers;
+  return chosen ? mostSpecific(chosen) : error;
+}
+
+/** An error on a literal field directly under the union's value: that variant is not the one the value meant. */
+function isOwnLiteral(e: ValueErrorLike, unionPath: string): boolean {
+  const path = e.path ?? "";
+  return (e.schema as { const?: unknown } | undefined)?.const !== undefined && path.startsWith(`${unionPath}/`) && !path.slice(unionPath.length + 1).includes("/");
 }
 
 /** Known paths and their methods, so a wrong method gets 405 with `Allow` rather than 404. */

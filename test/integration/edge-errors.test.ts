@@ -31,6 +31,20 @@ describe("edge errors", () => {
     expect(body.error.message).toContain("model");
   });
 
+  test("a message's bad field is named on the branch its role picks, not another role's (a user `name` was blamed on `tool_call_id`)", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ role: "user", content: "hi", name: 5 }, "messages.0.name"],
+      [{ role: "assistant", content: "x", name: 5 }, "messages.0.name"],
+      [{ role: "system", content: 5 }, "messages.0.content"],
+      [{ role: "tool", content: "x", tool_call_id: 5 }, "messages.0.tool_call_id"],
+    ];
+    for (const [message, param] of cases) {
+      const body = await envelope(await gw.request("/chat/completions", { method: "POST", json: { model: "simulator/small", messages: [message] } }), 400, "invalid_request");
+      expect((body.error.metadata as unknown as { param: string }).param).toBe(param);
+      expect(body.error.message).toContain(param);
+    }
+  });
+
   test("unknown route → 404", async () => {
     await envelope(await gw.request("/nothing-here", { method: "GET" }), 404, "not_found");
   });
