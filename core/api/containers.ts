@@ -1,13 +1,16 @@
 /**
  * The container files API (spec "Container file", operation 6; reference b8): list a container's files, read one
- * file's metadata or content, delete a container. Management keys only; another workspace's container, an unknown
+ * file's metadata or content, delete a container; and the workspace's live containers (`GET /containers`, ours: the
+ * spec names a container only through a tool result). Management keys only; another workspace's container, an unknown
  * one and an expired one are all 404; 503 while the container directory cannot be used.
  */
-import { Elysia, t } from "elysia";
+import { Elysia, t, type TSchema } from "elysia";
 import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
 import { ContainerBrowser } from "../containers/browse.ts";
 import type { ContainerFileInfo } from "../containers/contract.ts";
 import { fileIdOf, pathOfFileId } from "../containers/file-ids.ts";
+import { isContainerId } from "../containers/ids.ts";
+import { expiresAtMs, type ContainerMeta } from "../containers/meta.ts";
 import { fileStream } from "../containers/file-stream.ts";
 import { DirectoryContainerService } from "../containers/service.ts";
 import { SandboxStoreUnavailable } from "../containers/store-unavailable.ts";
@@ -39,15 +42,46 @@ const ContainerFile = t.Object({
   created_at: t.Integer({ description: "Unix seconds" }),
   source: t.Literal("assistant"),
 });
-const ContainerFileList = t.Object({
-  object: t.Literal("list"),
-  data: t.Array(ContainerFile),
-  first_id: t.Union([t.String(), t.Null()]),
-  last_id: t.Union([t.String(), t.Null()], {
-    description: "Cursor for `after`: the last file's id, or the scan position when the page stopped at the scan bound on directory markers; null only when has_more is false and data is empty",
-  }),
-  has_more: t.Boolean({ description: "True: the next page can be fetched with after=last_id" }),
+/** A cursor-paged list (`after` = the previous page's `last_id`). */
+const listOf = <T extends TSchema>(item: T, lastId: string, hasMore: string) =>
+  t.Object({
+    object: t.Literal("list"),
+    data: t.Array(item),
+    first_id: t.Union([t.String(), t.Null()]),
+    last_id: t.Union([t.String(), t.Null()], { description: lastId }),
+    has_more: t.Boolean({ description: hasMore }),
+  });
+const ContainerFileList = listOf(
+  ContainerFile,
+  "Cursor for `after`: the last file's id, or the scan position when the page stopped at the scan bound on directory markers; null only when has_more is false and data is empty",
+  "True: the next page can be fetched with after=last_id",
+);
+const MAX_CONTAINERS_PAGE = 100;
+const DEFAULT_CONTAINERS_PAGE = 20;
+const ContainerListQuery = t.Object({
+  limit: IntegerQuery(`Page size, 1 to ${MAX_CONTAINERS_PAGE} (default ${DEFAULT_CONTAINERS_PAGE})`),
+  after: t.Optional(t.String({ description: "Resume strictly after this container id: the previous page's last_id" })),
 });
+const Container = t.Object({
+  id: t.String(),
+  object: t.Literal("container"),
+  status: t.Literal("running", { description: "Live containers only: an expired one is gone" }),
+  created_at: t.Integer({ description: "Unix seconds" }),
+  last_active_at: t.Integer({ description: "Unix seconds of the last command or tool call" }),
+  sleep_after_seconds: t.Integer({ description: "The idle time after which it expires" }),
+  expires_at: t.Integer({ description: "Unix seconds at which it expires unless used again" }),
+});
+const ContainerList = listOf(Container, "Cursor for `after`", "True: more ids follow (a later page may be empty if they expired meanwhile)");
+const containerView = (meta: ContainerMeta) => ({
+  id: meta.id,
+  object: "container" as const,
+  status: "running" as const,
+  created_at: Math.floor(meta.createdAt / 1000),
+  last_active_at: Math.floor(meta.lastUsedAt / 1000),
+  sleep_after_seconds: meta.sleepAfterSeconds,
+  expires_at: Math.floor(expiresAtMs(meta) / 1000),
+});
+
 const ContainerDeleted = t.Object({ id: t.String(), object: t.Literal("container.deleted"), deleted: t.Literal(true) });
 
 const fileView = (containerId: string, file: ContainerFileInfo) => ({
@@ -96,6 +130,21 @@ export function containerRoutes(deps: Deps, auth: Authenticator) {
       requireManagement(principal);
       return { principal };
     })
+    .get(
+      "/containers",
+      async ({ query, principal }) => {
+        const limit = integerParam("limit", query.limit, { min: 1, max: MAX_CONTAINERS_PAGE, fallback: DEFAULT_CONTAINERS_PAGE });
+        if (query.after !== undefined && !isContainerId(query.after)) throw errors.invalid("after: not a container id", { param: "after" });
+        const page = await available(() => browser().list(principal.workspaceId, { ...(query.after === undefined ? {} : { after: query.after }), limit }));
+        const data = page.containers.map(containerView);
+        return { object: "list" as const, data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: page.hasMore };
+      },
+      {
+        query: ContainerListQuery,
+        response: { 200: ContainerList },
+        detail: { summary: "List the workspace's live containers (id order, cursor pagination)", tags: ["containers"] },
+      },
+    )
     .get(
       "/containers/:container_id/files",
       async ({ params, query, principal }) => {

@@ -56,6 +56,22 @@ export class ContainerBrowser {
     }
   }
 
+  /**
+   * The workspace's live containers in id order, `limit` at most, strictly after the id `after` when given.
+   * `hasMore` says ids remain past the page (some may have expired by the time they are asked for).
+   */
+  async list(workspaceId: string, request: { after?: string; limit: number }): Promise<{ containers: ContainerMeta[]; hasMore: boolean }> {
+    const { after } = request;
+    const ids = (await this.ctx.directory.names(workspaceId)).filter((name) => isContainerId(name) && (after === undefined || name > after)).sort();
+    const containers: ContainerMeta[] = [];
+    let next = 0;
+    for (; next < ids.length && containers.length < request.limit; next++) {
+      const meta = await this.find(workspaceId, ids[next]!);
+      if (meta) containers.push(meta);
+    }
+    return { containers, hasMore: next < ids.length };
+  }
+
   /** Removes the container and its files; false when there was no live container of that id. */
   async delete(workspaceId: string, id: string): Promise<boolean> {
     if (!(await this.find(workspaceId, id))) return false;

@@ -116,6 +116,19 @@ export class ContainerDirectory {
     return true;
   }
 
+  /**
+   * The names of a workspace's entries (containers, and trash the caller skips by their id grammar). Throws
+   * SandboxStoreUnavailable when the container directory itself is gone (a workspace without containers has none).
+   */
+  async names(workspaceId: string): Promise<string[]> {
+    if (!(await this.available())) throw new SandboxStoreUnavailable(new Error(`${this.root} is not the container directory made at start`));
+    try {
+      return await listDirectories(this.workspaceDir(workspaceId));
+    } catch (error) {
+      return storeFailure(error);
+    }
+  }
+
   /** Every entry of every workspace directory (containers and leftover trash), for the sweeper. */
   async *entries(): AsyncGenerator<{ workspaceDir: string; name: string }> {
     for (const workspace of await listDirectories(this.root)) {

@@ -1,7 +1,8 @@
 /**
  * The admin page in a real browser (issue 21), against the compiled binary on a real port: a wrong key is refused;
  * sign in; create a key and copy its secret; a request with it shows in the generation log (with its attempts) and
- * in the usage plot (the series has ink); a batch's progress bar runs to completed; two preset versions diff. The
+ * in the usage plot (the series has ink); a batch's progress bar runs to completed; two preset versions diff; the
+ * live containers are listed and one opens to its files. The
  * binary runs with tracing on, so the same run shows its embedded tracing SDK exporting to a loopback collector.
  * Screenshots go to test-artifacts/admin/. Skipped, saying why, when no Chromium is installed.
  */
@@ -166,13 +167,30 @@ suite("admin page (compiled binary, headless Chromium)", () => {
     await shot("06-preset-diff");
   }, 30_000);
 
+  test("the workspace's live containers are listed; one opens to its files", async () => {
+    // The simulator calls service:shell when offered it: a container of the default workspace.
+    const ran = await api("/responses", secret, { model: "simulator/small", input: "run it", tools: [{ type: "service:shell" }] });
+    expect(ran.status).toBe(200);
+    const item = ((await ran.json()) as { output: Array<Record<string, unknown>> }).output.find((o) => o.type === "service:shell");
+    const containerId = String(item?.container_id);
+    expect(containerId).toMatch(/^ctr_/);
+    await page.goto(`${gateway.origin}/admin#containers`);
+    const open = page.getByRole("button", { name: `Files of ${containerId}` });
+    await open.waitFor();
+    expect(await page.getByRole("table", { name: "Live containers" }).textContent()).toContain(containerId);
+    await open.click();
+    await page.getByText(`files in ${containerId}.`).or(page.getByText(`file in ${containerId}.`)).waitFor();
+    expect(await page.getByLabel("Container id").inputValue()).toBe(containerId);
+    await shot("07-containers");
+  }, 30_000);
+
   test("readable on a phone; the binary exported spans of these requests", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${gateway.origin}/admin#keys`);
     await page.getByRole("heading", { name: "Keys" }).waitFor();
     // Nothing wider than the screen but the tables' own scroll areas.
     expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await shot("07-phone");
+    await shot("08-phone");
     const spans = await collector.waitFor(3, 10_000);
     expect(spans.some((s) => s.name === "POST /chat/completions")).toBe(true);
     expect(spans.some((s) => s.name === "batch item")).toBe(true);

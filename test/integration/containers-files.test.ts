@@ -260,6 +260,73 @@ describe("lifecycle over HTTP", () => {
   });
 });
 
+describe("GET /containers: the workspace's live containers", () => {
+  type Listed = { id: string; object: string; status: string; created_at: number; last_active_at: number; sleep_after_seconds: number; expires_at: number };
+  type ContainerPage = { object: string; data: Listed[]; first_id: string | null; last_id: string | null; has_more: boolean };
+  let admin: string;
+  let workspaceId: string;
+  const page = async (query = "", key = admin) => {
+    const res = await get(`/containers${query}`, key);
+    expect(res.status).toBe(200);
+    return (await res.json()) as ContainerPage;
+  };
+
+  beforeAll(async () => {
+    const store = gw.gateway.deps.store;
+    workspaceId = (await store.workspaces.create("lister")).id;
+    admin = newSecret();
+    await store.keys.create({ hash: hashSecret(admin), workspaceId, name: "lister admin", label: labelOf(admin), isManagement: true, limit: null, limitReset: null, expiresAt: null });
+  });
+
+  test("none, then each one in id order with its times; pages of one concatenate; another workspace's never appear", async () => {
+    expect(await page()).toEqual({ object: "list", data: [], first_id: null, last_id: null, has_more: false });
+    const made = [await open({}, workspaceId), await open({ sleepAfterSeconds: 60 }, workspaceId), await open({ environment: { type: "container_auto" } }, workspaceId)];
+    const ids = made.map((c) => c.id).sort();
+    const all = await page();
+    expect(all.data.map((c) => c.id)).toEqual(ids);
+    expect({ first: all.first_id, last: all.last_id, more: all.has_more }).toEqual({ first: ids[0]!, last: ids[2]!, more: false });
+    const now = Math.floor(Date.now() / 1000);
+    for (const c of all.data) {
+      expect(c.object).toBe("container");
+      expect(c.status).toBe("running");
+      expect(Math.abs(c.created_at - now)).toBeLessThan(60);
+      expect(c.last_active_at).toBeGreaterThanOrEqual(c.created_at);
+      expect(c.expires_at).toBe(c.last_active_at + c.sleep_after_seconds);
+    }
+    expect(all.data.find((c) => c.id === made[1]!.id)!.sleep_after_seconds).toBe(60);
+    const pages: ContainerPage[] = [await page("?limit=1")];
+    while (pages.at(-1)!.has_more) pages.push(await page(`?limit=1&after=${pages.at(-1)!.last_id}`));
+    expect(pages.map((p) => p.data.length)).toEqual([1, 1, 1]);
+    expect(pages.flatMap((p) => p.data)).toEqual(all.data);
+    expect((await page(`?after=${ids[2]}`)).data).toEqual([]);
+    // Isolation both ways.
+    const mine = (await page("", ADMIN_KEY)).data.map((c) => c.id);
+    expect(mine).toContain(box.id);
+    for (const id of ids) expect(mine).not.toContain(id);
+    expect(all.data.map((c) => c.id)).not.toContain(box.id);
+  });
+
+  test("an expired container is no longer listed", async () => {
+    const brief = await open({ sleepAfterSeconds: 60 }, workspaceId);
+    expect((await page("?limit=100")).data.map((c) => c.id)).toContain(brief.id);
+    skewMs += 61_000;
+    try {
+      expect((await page("?limit=100")).data.map((c) => c.id)).not.toContain(brief.id);
+    } finally {
+      skewMs -= 61_000;
+    }
+  });
+
+  test("limit 1 and 100 accepted; 0, 101, abc and a malformed after refused with 400; 401 and 403 first", async () => {
+    await page("?limit=1");
+    await page("?limit=100");
+    for (const query of ["?limit=0", "?limit=101", "?limit=abc", "?after=not-an-id", "?after=ctr_..%2F.."]) await expectError(await get(`/containers${query}`, admin), 400);
+    await expectError(await get("/containers", null), 401);
+    await expectError(await get("/containers?limit=0", "sk-invalid"), 401);
+    await expectError(await get("/containers", gw.inferenceKey), 403);
+  });
+});
+
 test("the official SDK lists, reads and downloads container files", async () => {
   const admin = new OpenRouter({ apiKey: ADMIN_KEY, serverURL: gw.baseUrl });
   const first = await admin.containers.listContainerFiles({ containerId: box.id, limit: 2 });
@@ -279,6 +346,7 @@ test("the OpenAPI docs describe the container routes", async () => {
   expect(Object.keys(spec.paths["/api/v1/containers/{container_id}/files/{file_id}"] ?? {})).toContain("get");
   expect(Object.keys(spec.paths["/api/v1/containers/{container_id}/files/{file_id}/content"] ?? {})).toContain("get");
   expect(Object.keys(spec.paths["/api/v1/containers/{container_id}"] ?? {})).toContain("delete");
+  expect(Object.keys(spec.paths["/api/v1/containers"] ?? {})).toContain("get");
 });
 
 describe("the store's outage", () => {
@@ -301,5 +369,6 @@ describe("the store's outage", () => {
       await expectError(await down.request(route, { key: ADMIN_KEY }), 503);
     }
     await expectError(await down.request(`/containers/${handle.id}`, { method: "DELETE", key: ADMIN_KEY }), 503);
+    await expectError(await down.request("/containers", { key: ADMIN_KEY }), 503);
   });
 });
