@@ -18,8 +18,8 @@ import { join, resolve } from "node:path";
 import { bundleGateway, Fleet, SCENARIOS } from "./fleet.ts";
 import { cpuMsOf, machineBusyMs, runForDuration, type RequestSpec } from "./load.ts";
 
-const ROUNDS = Number(process.env.AB_ROUNDS ?? 8);
-const ROUND_MS = Number(process.env.AB_ROUND_MS ?? 1500);
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 20);
+const ROUND_MS = Number(process.env.AB_ROUND_MS ?? 1000);
 const dir = mkdtempSync(join(tmpdir(), "gateway-observe-"));
 const fleet = new Fleet();
 
