@@ -143,7 +143,7 @@ export class AttributeWriter {
   }
 
   /** An integer (intValue) or other number (doubleValue) new each time, under a key encoded once (`attributeKey`). */
-  int(key: AttributeKey, value: number | undefined): this {
+  number(key: AttributeKey, value: number | undefined): this {
     if (value === undefined) return this;
     const kv = out.begin(SPAN_ATTRIBUTES);
     out.bytes(key);

@@ -65,10 +65,10 @@ function requestAttributes(a: OpenSpan, ctx: RequestContext, status: number, rou
   const usage = ctx.spend.usage;
   a.raw(requestShape(ctx, status, route, named))
     .text(GENERATION_ID, ctx.generationId)
-    .int(INPUT_TOKENS, usage.input.total)
-    .int(OUTPUT_TOKENS, usage.output.total)
-    .int(COST, ctx.spend.totalCost().total)
-    .int(FIRST_TOKEN, ctx.firstTokenMs);
+    .number(INPUT_TOKENS, usage.input.total)
+    .number(OUTPUT_TOKENS, usage.output.total)
+    .number(COST, ctx.spend.totalCost().total)
+    .number(FIRST_TOKEN, ctx.firstTokenMs);
   if (route === "batch") a.text(BATCH_ID, String(ctx.log.batch_id));
   if (field) {
     a.str("gateway.trace.name", stringField(field.trace_name));
@@ -114,10 +114,10 @@ function turnSpan(sdk: TracingSdk, ctx: RequestContext, parent: SpanParent, from
     .raw(turnShape(ctx, turn, asked === undefined))
     .text(GENERATION_ID, ctx.generationId)
     .text(RESPONSE_ID, ctx.generationId)
-    .int(MAX_TOKENS, ctx.request?.maxTokens);
+    .number(MAX_TOKENS, ctx.request?.maxTokens);
   if (turn) {
     const { usage } = turn;
-    a.int(INPUT_TOKENS, usage.input.total).int(OUTPUT_TOKENS, usage.output.total).int(COST, turn.cost.total);
+    a.number(INPUT_TOKENS, usage.input.total).number(OUTPUT_TOKENS, usage.output.total).number(COST, turn.cost.total);
   }
   const failed = !turn || turn.finish === "error";
   const inTurn = a.end(failed ? errorMessage(last?.errorType ?? "error") : undefined);
