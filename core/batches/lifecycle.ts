@@ -77,8 +77,7 @@ async function finishCancelling(deps: Pick<Deps, "store">, now: number): Promise
 async function finalizeFinished(deps: Pick<Deps, "store">, now: number): Promise<void> {
   for (const batch of await deps.store.batches.byStatus(["in_progress", "finalizing"], PER_TICK)) {
     if (batch.status === "in_progress") {
-      const counts = await deps.store.batches.counts(batch.id);
-      if (counts.pending + counts.running > 0) continue;
+      if (await deps.store.batches.hasUnfinished(batch.id)) continue;
       if (!(await deps.store.batches.transition(batch.id, ["in_progress"], "finalizing", { finalizingAt: now }))) continue;
     }
     await complete(deps, batch, now);

@@ -16,14 +16,16 @@ const TERMINAL: readonly BatchStatus[] = ["completed", "failed", "expired", "can
 /** Creates the batches repository over a migrated database. */
 export function createBatchRepo(db: Kysely<StoreDatabase>, dialect: StoreDialect): BatchRepo {
   /**
-   * Claimable by `workerId`: never claimed (or given back), or — with `takeOver` — claimed by another worker whose
-   * lease ran out (a crashed or stalled process). Never the worker's own claims: it still holds every one of them
-   * (an item waiting for the store to come back keeps its claim), so taking one again would run it twice.
+   * What `workerId` may claim, in two kinds, each found through the (batch_id, status, idx) index on its own: items
+   * never claimed (or given back), and — with `takeOver` — items claimed by another worker whose lease ran out (a
+   * crashed or stalled process). Never the worker's own claims: it still holds every one of them (an item waiting for
+   * the store to come back keeps its claim), so taking one again would run it twice. One OR of the two kinds made
+   * SQLite walk the batch's items in idx order past every finished one on each claim: a 4,000-item batch spent 58 %
+   * of its run there, and an 8,000-item one took 54 s.
    */
-  const claimable = (now: number, workerId: string, takeOver: boolean) => (eb: ExpressionBuilder<StoreDatabase, "batch_items">) =>
-    takeOver
-      ? eb.or([eb("status", "=", "pending"), eb.and([eb("status", "=", "running"), eb("claimed_until", "<", now), eb("claimed_by", "<>", workerId)])])
-      : eb("status", "=", "pending");
+  const pending = () => (eb: ExpressionBuilder<StoreDatabase, "batch_items">) => eb("status", "=", "pending");
+  const expiredClaims = (now: number, workerId: string) => (eb: ExpressionBuilder<StoreDatabase, "batch_items">) =>
+    eb.and([eb("status", "=", "running"), eb("claimed_until", "<", now), eb("claimed_by", "<>", workerId)]);
 
   return {
     async create(batch) {
@@ -139,6 +141,17 @@ export function createBatchRepo(db: Kysely<StoreDatabase>, dialect: StoreDialect
       return counts;
     },
 
+    async hasUnfinished(batchId) {
+      const row = await db
+        .selectFrom("batch_items")
+        .select("id")
+        .where("batch_id", "=", batchId)
+        .where("status", "in", ["pending", "running"])
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async activeRunning(batchId, now) {
       const row = await db
         .selectFrom("batch_items")
@@ -163,21 +176,33 @@ export function createBatchRepo(db: Kysely<StoreDatabase>, dialect: StoreDialect
     async claim(batchId, workerId, limit, now, leaseMs, takeOver = true) {
       if (limit <= 0) return [];
       const at = Math.round(now);
-      // One statement either way. Postgres: the subquery locks the chosen rows and SKIP LOCKED makes concurrent
-      // claimers pass over each other's rows instead of waiting for (and then double-claiming) them; the outer
-      // WHERE re-checks claimability on the locked row version. SQLite: the single UPDATE runs under the database
-      // write lock, so no other process can claim between its read and its write.
-      const rows = await db
-        .updateTable("batch_items")
-        .set((eb) => ({ status: "running", claimed_by: workerId, claimed_until: at + leaseMs, attempts: eb("attempts", "+", 1) }))
-        .where("id", "in", (eb) => {
-          const pick = eb.selectFrom("batch_items").select("id").where("batch_id", "=", batchId).where(claimable(at, workerId, takeOver)).orderBy("idx", "asc").limit(limit);
-          return dialect === "postgres" ? pick.forUpdate().skipLocked() : pick;
-        })
-        .where(claimable(at, workerId, takeOver))
-        .returningAll()
-        .execute();
-      return rows.map(toItem).sort((a, b) => a.idx - b.idx);
+      const claimed: BatchItemRecord[] = [];
+      // Lapsed claims first (the oldest work), then never-claimed items. Each is one statement whose chosen ids are
+      // a materialized CTE, evaluated once. Postgres: it locks the chosen rows and SKIP LOCKED makes concurrent
+      // claimers pass over each other's rows instead of waiting for (and then double-claiming) them; the outer WHERE
+      // re-checks claimability on the locked row version. (As an `IN (subquery)` the planner may run the subquery
+      // again per row, each time past the rows just claimed: one call claimed a whole batch, measured.) SQLite: the
+      // single UPDATE runs under the database write lock, so no other process can claim between its read and write.
+      for (const kind of takeOver ? [expiredClaims(at, workerId), pending()] : [pending()]) {
+        const room = limit - claimed.length;
+        if (room <= 0) break;
+        const rows = await db
+          .with(
+            (cte) => cte("picked").materialized(),
+            (qb) => {
+              const pick = qb.selectFrom("batch_items").select("id").where("batch_id", "=", batchId).where(kind).orderBy("idx", "asc").limit(room);
+              return dialect === "postgres" ? pick.forUpdate().skipLocked() : pick;
+            },
+          )
+          .updateTable("batch_items")
+          .set((eb) => ({ status: "running", claimed_by: workerId, claimed_until: at + leaseMs, attempts: eb("attempts", "+", 1) }))
+          .where("id", "in", (eb) => eb.selectFrom("picked").select("picked.id"))
+          .where(kind)
+          .returningAll()
+          .execute();
+        claimed.push(...rows.map(toItem));
+      }
+      return claimed.sort((a, b) => a.idx - b.idx);
     },
 
     async renew(workerId, itemIds, until) {

@@ -105,6 +105,8 @@ export interface BatchRepo {
   transition(id: string, from: readonly BatchStatus[], to: BatchStatus, patch: BatchPatch, failItems?: FailItems): Promise<boolean>;
   /** Item counts by status. */
   counts(batchId: string): Promise<Record<BatchItemStatus, number>>;
+  /** Whether any item is still pending or running: one index lookup, where `counts` reads every item's entry. */
+  hasUnfinished(batchId: string): Promise<boolean>;
   /** Running items whose lease has not run out (a crashed worker's items are not counted). */
   activeRunning(batchId: string, now: number): Promise<number>;
   /** Items in submission order, without bodies (results and errors only). */

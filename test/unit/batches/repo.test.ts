@@ -26,6 +26,24 @@ for (const backend of backends) {
       expect(await a.batches.counts(batch.id)).toEqual({ pending: 3, running: 0, completed: 0, failed: 0 });
     });
 
+    test("a claim takes at most its limit, lapsed claims first, in idx order; hasUnfinished turns false when all ended", async () => {
+      const batch = await a.batches.create(newBatch(6));
+      expect(await a.batches.hasUnfinished(batch.id)).toBe(true);
+      const first = await a.batches.claim(batch.id, "gone", 2, T0, 1_000);
+      expect(first.map((item) => item.idx)).toEqual([0, 1]);
+      expect(await a.batches.counts(batch.id)).toEqual({ pending: 4, running: 2, completed: 0, failed: 0 });
+      // After gone's lease: its two come first, then the lowest pending, and never more than asked.
+      const next = await b.batches.claim(batch.id, "alive", 3, T0 + 2_000, 60_000);
+      expect(next.map((item) => item.idx)).toEqual([0, 1, 2]);
+      const rest = await b.batches.claim(batch.id, "alive", 10, T0 + 2_000, 60_000);
+      expect(rest.map((item) => item.idx)).toEqual([3, 4, 5]);
+      for (const item of [...next, ...rest]) {
+        expect(await a.batches.hasUnfinished(batch.id)).toBe(true);
+        await b.batches.finish(item.id, "alive", { status: "completed", result: { ok: true } }, T0 + 3_000);
+      }
+      expect(await a.batches.hasUnfinished(batch.id)).toBe(false);
+    });
+
     test("concurrent claims from two handles never hand out the same item", async () => {
       const batch = await a.batches.create(newBatch(60));
       const claimed: BatchItemRecord[] = [];
