@@ -4,7 +4,6 @@
  * each turn a CLIENT span per upstream attempt, and a child per server-tool call. Start and end times are the ones
  * the request recorded (Unix ms of the deps clock).
  */
-import { trace } from "@opentelemetry/api";
 import type { Attempt, RequestContext } from "../../pipeline/context.ts";
 import { attemptOutcome, attemptStep } from "../attempts.ts";
 import { routeLabel } from "../labels.ts";
@@ -37,11 +36,11 @@ const TOOL_CALL_ID = attributeKey("gen_ai.tool.call.id");
 
 export function emitRequestTrace(sdk: TracingSdk, ctx: RequestContext, status: number, endedAt: number, records: TraceRecords): void {
   const field = ctx.request?.trace;
-  const parent = parentOf(sdk.propagator, ctx.headers, field);
+  const parent = parentOf(ctx.headers, field);
   const route = routeLabel(ctx);
   const batch = route === "batch";
   const asked = stringField(field?.span_name);
-  const span = sdk.spans.root({ name: asked, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, trace.getSpanContext(parent.context), parent.traceId);
+  const span = sdk.spans.root({ name: asked, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, parent.remote, parent.traceId);
   if (!span) return; // not sampled: no children either
   requestAttributes(span, ctx, status, route, asked === undefined, field);
   const root = span.end(status >= 500 ? errorMessage(String(ctx.log.error_type ?? status)) : undefined);

@@ -5,7 +5,6 @@
  * request has ended keeps their cost off its path. Written as OTLP protobuf (otlp-proto.ts) straight into the
  * batches of a bounded queue (span-queue.ts), sent over OTLP/HTTP (otlp-exporter.ts).
  */
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { TracingConfig } from "../../config/observability.ts";
 import { OtlpProtoExporter } from "./otlp-exporter.ts";
 import { exportFrame } from "./otlp-proto.ts";
@@ -14,7 +13,6 @@ import { SpanRecorder } from "./span-recorder.ts";
 
 export interface TracingSdk {
   spans: SpanRecorder;
-  propagator: W3CTraceContextPropagator;
   shutdown(): Promise<void>;
 }
 
@@ -23,7 +21,6 @@ export function startSdk(config: TracingConfig, counters: ProcessorCounters, ver
   const queue = new SpanQueue(new OtlpProtoExporter(config.url, config.headers), frame, { queueSize: config.queueSize, batchSize: config.batchSize, delayMs: config.delayMs }, counters);
   return {
     spans: new SpanRecorder(queue, config.sampleRatio),
-    propagator: new W3CTraceContextPropagator(),
     shutdown: () => queue.shutdown(),
   };
 }

@@ -10,7 +10,7 @@ import { SpanWriter, type SpanIds } from "./otlp-proto.ts";
 import type { ProtoWriter } from "./proto-writer.ts";
 
 /** W3C trace flags: bit 0, sampled. */
-const SAMPLED = 1;
+export const SAMPLED = 1;
 
 /** Where a span hangs: the ids of its trace and of the span itself; `traceId` and `spanId` as lowercase hex. */
 export class SpanParent implements SpanIds {
