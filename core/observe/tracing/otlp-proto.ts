@@ -3,8 +3,8 @@
  * accepts), written straight from the values a request recorded. Tracing every request spent most of its time on
  * text: building attribute objects, escaping, and a ~2.9 KB JSON string per request that the export joined, encoded
  * and sent (and the collector decoded) — the bytes themselves cost ~1.6 ns each end to end on loopback, measured.
- * Here a request's spans are ~1.3 KB of bytes, and an attribute whose key and value repeat from request to request
- * (format, route, model, provider, outcome, small counts) is encoded once and copied after that.
+ * Here a request's spans are ~1.45 KB of bytes, and what repeats from request to request (a span's name and its
+ * attributes from closed sets) is encoded once per combination and copied after that (span-shapes.ts).
  *
  * Field numbers: Span 1 trace_id, 2 span_id, 4 parent_span_id, 5 name, 6 kind, 7/8 start/end (fixed64 ns),
  * 9 attributes, 15 status (2 message, 3 code); KeyValue 1 key, 2 value; AnyValue 1 string, 2 bool, 3 int, 4 double,
@@ -36,7 +36,7 @@ const RESOURCE_ATTRIBUTES = 1;
 
 type Scalar = string | number | boolean;
 
-/** Writes one KeyValue message as field `field` of its parent. */
+/** Writes one KeyValue message as field `field` of its parent: integers as intValue, other numbers doubleValue. */
 function writeKeyValue(field: number, key: string, value: Scalar | readonly string[]): void {
   const kv = out.begin(field);
   out.string(1, key);
@@ -57,48 +57,11 @@ function writeKeyValue(field: number, key: string, value: Scalar | readonly stri
   out.end(any).end(kv);
 }
 
-/** One span attribute's bytes, to be kept. */
-function keyValue(key: string, value: Scalar | readonly string[]): Uint8Array {
-  const start = out.pos;
-  writeKeyValue(SPAN_ATTRIBUTES, key, value);
-  return out.take(start);
-}
-
-/**
- * Encoded attributes whose key and value repeat, per key. Emptied when full, so a client sending ever new names
- * only ever gets the uncached path.
- */
-const REPEATED = new Map<string, Map<Scalar, Uint8Array>>();
-const REPEATED_PER_KEY = 512;
-
-/**
- * The encoded attribute `key` = `value` from the cache, or made now; a one-element list is `list` under the cache key
- * `listKey(key)`.
- */
-function repeated(key: string, value: Scalar, list?: readonly string[]): Uint8Array {
-  let values = REPEATED.get(list ? listKey(key) : key);
-  if (values === undefined) REPEATED.set(list ? listKey(key) : key, (values = new Map()));
-  let found = values.get(value);
-  if (found === undefined) {
-    if (values.size >= REPEATED_PER_KEY) values.clear();
-    values.set(value, (found = keyValue(key, list ?? value)));
-  }
-  return found;
-}
-
-/** The cache key of a one-element list attribute (kept apart from a string attribute of the same key). */
-const LIST_KEYS = new Map<string, string>();
-
-function listKey(key: string): string {
-  let found = LIST_KEYS.get(key);
-  if (found === undefined) LIST_KEYS.set(key, (found = `${key}[]`));
-  return found;
-}
-
 /**
  * Span attributes, encoded straight into the shared buffer after whatever is open there (a span's header). Writers
- * nest like a stack: one opened while another is open (an endpoint's cached attributes, computed mid-span) must be
- * finished before the outer one continues.
+ * nest like a stack: one opened while another is open (a span shape, built mid-span) must be finished before the
+ * outer one continues. What repeats from request to request is not cached here but as a whole span shape
+ * (span-shapes.ts); the per-request values go under keys encoded once (`number`, `text`).
  */
 export class AttributeWriter {
   /** Where this writer's bytes begin. */
@@ -110,44 +73,42 @@ export class AttributeWriter {
     this.start = w.pos;
   }
 
-  /** A string attribute whose value repeats across requests (a model, a provider, a closed-set name). */
+  /** A string attribute; nothing when undefined. */
   str(key: string, value: string | undefined): this {
-    if (value !== undefined) out.bytes(repeated(key, value));
+    if (value !== undefined) writeKeyValue(SPAN_ATTRIBUTES, key, value);
     return this;
   }
 
-  /** A string attribute whose value is new each time (an id): not cached. */
-  uniqueStr(key: string, value: string): this {
-    writeKeyValue(SPAN_ATTRIBUTES, key, value);
-    return this;
-  }
-
-  /** Integers as intValue, anything else as doubleValue; small non-negative integers repeat. */
+  /** A number attribute; nothing when undefined. */
   num(key: string, value: number | undefined): this {
-    if (value === undefined) return this;
-    if (Number.isInteger(value) && value >= 0 && value < 4096) out.bytes(repeated(key, value));
-    else writeKeyValue(SPAN_ATTRIBUTES, key, value);
+    if (value !== undefined) writeKeyValue(SPAN_ATTRIBUTES, key, value);
     return this;
   }
 
   bool(key: string, value: boolean | undefined): this {
-    if (value !== undefined) out.bytes(repeated(key, value));
+    if (value !== undefined) writeKeyValue(SPAN_ATTRIBUTES, key, value);
     return this;
   }
 
-  /** A one-element list repeats like a string (a turn's finish reason); longer ones are written each time. */
   strs(key: string, values: readonly string[]): this {
-    if (values.length === 1) out.bytes(repeated(key, values[0]!, values));
-    else writeKeyValue(SPAN_ATTRIBUTES, key, values);
+    writeKeyValue(SPAN_ATTRIBUTES, key, values);
     return this;
   }
 
-  /** An integer (intValue) or other number (doubleValue) new each time, under a key encoded once (`attributeKey`). */
+  /** A value of a client-chosen key (the request's `trace` field), whatever its type. */
+  clientValue(key: string, value: Scalar): this {
+    writeKeyValue(SPAN_ATTRIBUTES, key, value);
+    return this;
+  }
+
+  /**
+   * A number new each time, under a key encoded once (`attributeKey`); nothing when undefined. Written here rather
+   * than through writeKeyValue: these run several times per span, and its type dispatch cost ~0.2 µs a request.
+   */
   number(key: AttributeKey, value: number | undefined): this {
     if (value === undefined) return this;
     const kv = out.begin(SPAN_ATTRIBUTES);
-    out.bytes(key);
-    const any = out.begin(2);
+    const any = out.bytes(key).begin(2);
     if (Number.isSafeInteger(value)) out.int64(3, value);
     else out.double(4, Number.isFinite(value) ? value : 0);
     out.end(any).end(kv);
@@ -157,8 +118,7 @@ export class AttributeWriter {
   /** A string new each time (an id), under a key encoded once (`attributeKey`). */
   text(key: AttributeKey, value: string): this {
     const kv = out.begin(SPAN_ATTRIBUTES);
-    out.bytes(key);
-    const any = out.begin(2);
+    const any = out.bytes(key).begin(2);
     out.string(1, value).end(any).end(kv);
     return this;
   }
@@ -169,13 +129,7 @@ export class AttributeWriter {
     return this;
   }
 
-  /** A value of a client-chosen key (the request's `trace` field): not cached. */
-  clientValue(key: string, value: Scalar): this {
-    writeKeyValue(SPAN_ATTRIBUTES, key, value);
-    return this;
-  }
-
-  /** Attributes another writer wrote (`fragment()`), e.g. ones cached per endpoint. */
+  /** Attributes another writer wrote (`fragment()`): a span shape. */
   raw(fragment: Uint8Array): this {
     out.bytes(fragment);
     return this;

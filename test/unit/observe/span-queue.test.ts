@@ -34,7 +34,7 @@ function recorder(behaviour: "ok" | "fail" | "hang" | "throw" = "ok") {
 /** Ends one root span named `s<n>` into the queue. */
 function span(spans: SpanRecorder, n: number, attributes = 0): void {
   const open = spans.root({ name: `s${n}`, kind: 2, startMs: 1, endMs: 2 }, undefined, undefined)!;
-  for (let i = 0; i < attributes; i++) open.uniqueStr(`a${i}`, "x".repeat(100));
+  for (let i = 0; i < attributes; i++) open.str(`a${i}`, "x".repeat(100));
   open.end();
 }
 
