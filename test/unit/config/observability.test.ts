@@ -20,6 +20,9 @@ describe("observability config", () => {
     expect(buildConfig({}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/custom" }, "/").tracing?.url).toBe("http://c:4318/custom");
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20x,team=a", OTEL_SERVICE_NAME: "gw" };
     expect(buildConfig({}, env, "/").tracing).toMatchObject({ headers: { authorization: "Bearer x", team: "a" }, serviceName: "gw", sampleRatio: 1 });
+    // The README's queue defaults; the file's own values win.
+    expect(buildConfig({}, env, "/").tracing).toMatchObject({ queueSize: 8192, batchSize: 1024, delayMs: 1000 });
+    expect(buildConfig({ tracing: { endpoint: "http://c:4318/v1/traces", queue_size: 64, batch_size: 8, delay_ms: 50 } }, {}, "/").tracing).toMatchObject({ queueSize: 64, batchSize: 8, delayMs: 50 });
     expect(buildConfig({ tracing: { endpoint: "http://file:4318/v1/traces", sample_ratio: 0.5 } }, env, "/").tracing).toMatchObject({ url: "http://file:4318/v1/traces", sampleRatio: 0.5 });
     expect(() => buildConfig({}, { OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://c:4317" }, "/")).toThrow(ConfigError);
   });
