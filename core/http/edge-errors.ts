@@ -27,7 +27,9 @@ export function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike 
   let best: ValueErrorLike | undefined;
   let bestOfOthers: ValueErrorLike | undefined;
   for (const variant of error.errors) {
-    const all = [...variant];
+    // Only the first few errors: a variant of a large array value could yield one per element, and the literal a
+    // value picks its branch by (`role`, `type`) is among a branch's first properties.
+    const all = firstOf(variant, 32);
     const first = all[0];
     if (!first || first.message === "Expected null") continue;
     const deeper = (than: ValueErrorLike | undefined) => !than || (first.path ?? "").length > (than.path ?? "").length;
@@ -37,6 +39,15 @@ export function mostSpecific(error: ValueErrorLike | undefined): ValueErrorLike 
   }
   const chosen = best ?? bestOfOthers;
   return chosen ? mostSpecific(chosen) : error;
+}
+
+function firstOf<T>(items: Iterable<T>, count: number): T[] {
+  const taken: T[] = [];
+  for (const item of items) {
+    taken.push(item);
+    if (taken.length >= count) break;
+  }
+  return taken;
 }
 
 /** An error on a literal field directly under the union's value: that variant is not the one the value meant. */
