@@ -98,6 +98,10 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Idempotent requests (README "Idempotent requests"): the most one reply kept for its retries may hold. */
+    idempotency: Type.Optional(
+      Type.Object({ max_reply_bytes: Type.Optional(Type.Integer({ minimum: 1024 })) }, { additionalProperties: false }),
+    ),
     /** Server-side fetches (web fetch, search engines, image and file URLs): private ranges the operator allows. */
     network: Type.Optional(
       Type.Object({ allow_private: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) }, { additionalProperties: false }),

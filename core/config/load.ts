@@ -84,6 +84,8 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
     ...observability(file, env),
+    // Absent, the recording takes its default (core/idempotency/recording.ts).
+    ...(file.idempotency?.max_reply_bytes !== undefined ? { idempotency: { maxReplyBytes: file.idempotency.max_reply_bytes } } : {}),
     ...(file.strict !== undefined ? { strict: file.strict } : {}),
     configDir,
   };

@@ -176,6 +176,11 @@ export interface GatewayConfig {
   metrics?: MetricsConfig;
   /** OpenTelemetry export; absent means off (no SDK is loaded). */
   tracing?: TracingConfig;
+  /**
+   * Idempotent requests: a reply larger than `maxReplyBytes` is not kept for its retries (core/idempotency/). Absent
+   * means the default (`DEFAULT_MAX_REPLY_BYTES`, 4 MB).
+   */
+  idempotency?: { maxReplyBytes: number };
   /** Strict translation mode by default (README "Strict mode"); absent means off. `X-Service-Strict` overrides it. */
   strict?: boolean;
 }
