@@ -7,7 +7,6 @@ import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import { bodyDigestOf } from "../idempotency/body-digest.ts";
 import { IDEMPOTENCY_PARAMETER, idempotencyKeyOf } from "../idempotency/header.ts";
 import { idempotencyOf } from "../idempotency/service.ts";
-import { watchForFailure } from "../idempotency/stream-failure.ts";
 import { respond } from "../http/render.ts";
 import { newContext } from "../pipeline/new-context.ts";
 import { runPipeline } from "../pipeline/pipeline.ts";
@@ -49,12 +48,13 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
           key,
           bodyDigest: bodyDigestOf(request, body),
           signal: request.signal,
-          run: (markFailed) => {
-            // A signal of its own: the first client leaving must not stop the run its retry is about to join.
-            const ctx = newContext(deps, format, checkBody(body) as Record<string, unknown>, request.headers, new AbortController().signal);
+          run: (recorder) => {
+            // A signal of its own: the first client leaving must not stop the run its retry is about to join. The
+            // reply is recorded as the client reads it (its format's stream passes through the recording).
+            const ctx = newContext(deps, recorder.format(format), checkBody(body) as Record<string, unknown>, request.headers, new AbortController().signal);
             ctx.principal = principal;
             pipelineLogs(request);
-            return respond(ctx, runPipeline(ctx).then((outcome) => watchForFailure(outcome, markFailed)));
+            return respond(ctx, runPipeline(ctx).then((outcome) => recorder.outcome(outcome)));
           },
         });
       },

@@ -1,56 +1,82 @@
 /**
- * A streamed reply as it is produced, kept whole for the retries of an idempotent request: each reader gets every
- * chunk from the first one — what was recorded so far at once, then the rest as it arrives — so a retry that joins
- * a running stream receives the same events as the first client. The recording is needed anyway (it is what gets
- * stored for later retries), so readers add no copy of their own.
+ * A streamed reply as it goes out, kept for the retries of an idempotent request (README "Idempotent requests"):
+ * each reader gets every frame from the first one — what was recorded so far at once, then the rest as it comes — so
+ * a retry that joins a running stream receives the same events as the first client. The frames are the ones the
+ * first client's stream pulled (core/idempotency/recorded-frames.ts): the recording never reads anything itself.
+ *
+ * At most `maxBytes` are kept: one frame more and the recording drops what it held and keeps nothing from then on —
+ * the reply will not be replayed (a retry runs again), and its readers fail rather than end on a truncated answer.
  */
-const utf8 = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** Default of config `idempotency.max_reply_bytes`: the most one recorded reply keeps in memory and in the store. */
+export const DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 export class Recording {
-  private readonly chunks: Uint8Array[] = [];
+  private frames: string[] = [];
+  private bytes = 0;
   private readonly waiting = new Set<() => void>();
-  private size = 0;
-  private ended = false;
-  /** The source broke off (it threw): the recording is not a whole reply. */
-  broken = false;
+  private settle!: () => void;
+  /** Past the cap: nothing is kept, and nothing more is recorded. */
+  overCap = false;
+  ended = false;
+  /** Ended with the reply's last frame, under the cap (a source that broke off, or was let go, is not whole). */
+  whole = false;
+  /** Resolves once the recording ended, however. */
+  readonly finished = new Promise<void>((resolve) => (this.settle = resolve));
 
-  /** Reads `source` to its end, whoever reads the recording (a reader that leaves does not stop it). */
-  async record(source: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = source.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        this.chunks.push(value);
-        this.size += value.byteLength;
-        this.wake();
-      }
-    } catch {
-      this.broken = true;
-    } finally {
-      this.ended = true;
+  /** `onOverCap` runs once, when the reply passes the cap (the key need not wait for its end to be free again). */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onOverCap: () => void = () => {},
+  ) {}
+
+  add(frame: string): void {
+    if (this.overCap || this.ended) return;
+    this.bytes += Buffer.byteLength(frame);
+    if (this.bytes > this.maxBytes) {
+      this.overCap = true;
+      this.frames = [];
       this.wake();
+      this.onOverCap();
+      return;
     }
+    this.frames.push(frame);
+    this.wake();
   }
 
-  /** The whole reply as text (once recorded). */
-  text(): string {
-    return utf8.decode(Buffer.concat(this.chunks, this.size));
+  end(whole: boolean): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.whole = whole && !this.overCap;
+    this.wake();
+    this.settle();
   }
 
-  /** A fresh reader from the first chunk on. */
-  reader(): ReadableStream<Uint8Array> {
+  /** The whole reply, when it ended whole under the cap; otherwise nothing is to be kept. */
+  kept(): string | undefined {
+    return this.whole ? this.frames.join("") : undefined;
+  }
+
+  /**
+   * A fresh reader from the first frame on, or undefined once the reply is past the cap (there is nothing to read
+   * from). A reader whose reply passes the cap, or breaks off, fails: its client sees a dropped stream, not an end.
+   */
+  reader(): ReadableStream<Uint8Array> | undefined {
+    if (this.overCap) return undefined;
     let next = 0;
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
-        while (next >= this.chunks.length && !this.ended) await new Promise<void>((resolve) => this.waiting.add(resolve));
-        if (next < this.chunks.length) {
+        while (next >= this.frames.length && !this.ended && !this.overCap) await new Promise<void>((resolve) => this.waiting.add(resolve));
+        if (this.overCap) return controller.error(new Error("the reply passed the idempotency recording cap"));
+        if (next < this.frames.length) {
           // Everything available in one chunk: a late joiner catches up in one write.
-          const available = this.chunks.slice(next);
-          next = this.chunks.length;
-          controller.enqueue(available.length === 1 ? available[0]! : Buffer.concat(available));
+          const available = next === this.frames.length - 1 ? this.frames[next]! : this.frames.slice(next).join("");
+          next = this.frames.length;
+          controller.enqueue(encoder.encode(available));
           return;
         }
+        if (!this.whole) return controller.error(new Error("the recorded reply broke off"));
         controller.close();
       },
     });

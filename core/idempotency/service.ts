@@ -1,5 +1,5 @@
 /**
- * Idempotent requests (issue 17 item 1; README "Idempotent requests"). A request sent with an `Idempotency-Key` runs
+ * Idempotent requests (README "Idempotent requests"). A request sent with an `Idempotency-Key` runs
  * once per API key, route and key for 24 h; a retry with the same body gets the first reply instead of a second
  * (billed) run:
  * - finished: the stored reply (store table `idempotency_replies`, so it survives restarts and is seen by every node);
@@ -9,14 +9,17 @@
  * A claim in the kv (`setIfAbsent` with a lease, renewed while the request runs) makes exactly one node run it; a node
  * that dies leaves its claim to expire after the lease, and a waiting retry then runs the request itself.
  * Failures are not kept: a reply with status ≥ 400, or a stream that ended in an error, releases the key, so a retry
- * runs again (validation errors cost nothing; 402, 429 and 5xx are worth retrying).
+ * runs again (validation errors cost nothing; 402, 429 and 5xx are worth retrying). Nor is a reply past the cap
+ * (config `idempotency.max_reply_bytes`): it releases the key as soon as it passes it, and is never replayed in part.
+ * A stream is recorded as its client pulls it (core/idempotency/recorded-frames.ts), so it keeps its back-pressure.
  * The same key with another body is a 409 `precondition_failed`.
  */
 import type { Deps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import type { IdempotentReply } from "../store/types.ts";
 import { sha256Hex } from "./body-digest.ts";
-import { Recording } from "./recording.ts";
+import { DEFAULT_MAX_REPLY_BYTES } from "./recording.ts";
+import { ReplyRecorder } from "./reply-recorder.ts";
 
 /** How long a finished reply is replayed. */
 export const REPLAY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -42,13 +45,17 @@ export interface IdempotentCall {
   signal: AbortSignal;
   /**
    * Runs the request (the first time only). Its own client leaving must not stop it — a retry is coming for it — so
-   * the caller gives the pipeline a signal of its own. `markFailed` says a stream ended in an in-band error.
+   * the caller gives the pipeline a signal of its own. A streamed reply is rendered in `recorder.format(…)` from
+   * `recorder.outcome(…)`, so that it is recorded as its client reads it.
    */
-  run(markFailed: () => void): Promise<Response>;
+  run(recorder: ReplyRecorder): Promise<Response>;
 }
 
-/** What a retry on this node gets from the running first attempt: a fresh reply, or nothing when it failed. */
-type Joined = (() => Response) | undefined;
+/**
+ * What a retry on this node gets from the running first attempt: a fresh reply, or nothing when it failed (or, for a
+ * stream, once it passed the cap).
+ */
+type Joined = (() => Response | undefined) | undefined;
 
 interface InFlight {
   bodyDigest: string;
@@ -58,8 +65,11 @@ interface InFlight {
 export class IdempotencyService {
   private readonly running = new Map<string, InFlight>();
   private lastSweep = 0;
+  private readonly maxReplyBytes: number;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps) {
+    this.maxReplyBytes = deps.config.idempotency?.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+  }
 
   async handle(call: IdempotentCall): Promise<Response> {
     const id = sha256Hex(`${call.scope}\n${call.route}\n${call.key}`);
@@ -69,9 +79,9 @@ export class IdempotencyService {
       const local = this.running.get(id);
       if (local) {
         if (local.bodyDigest !== call.bodyDigest) throw mismatch();
-        const reply = await local.joined;
-        if (reply) return reply();
-        continue; // the first attempt failed and released the key: this retry runs it
+        const reply = (await local.joined)?.();
+        if (reply) return reply;
+        continue; // the first attempt failed (or is past the cap) and released the key: this retry runs it
       }
       const stored = await this.stored(id);
       if (stored) return replayOf(stored, call);
@@ -99,7 +109,11 @@ export class IdempotencyService {
     this.running.set(id, { bodyDigest: call.bodyDigest, joined: new Promise<Joined>((resolve) => (settle = resolve)) });
     const renew = setInterval(() => void this.deps.kv.set(claim, call.bodyDigest, LEASE_MS).catch((err: unknown) => this.deps.logger.warn({ err }, "idempotency: lease renewal failed")), RENEW_MS);
     renew.unref?.();
+    let released = false;
+    // Once: a reply past the cap releases the key early, and by then the key may be another attempt's.
     const release = async () => {
+      if (released) return;
+      released = true;
       clearInterval(renew);
       this.running.delete(id);
       await this.deps.kv.del(claim).catch((err: unknown) => this.deps.logger.warn({ err }, "idempotency: claim release failed (it expires with its lease)"));
@@ -117,8 +131,8 @@ export class IdempotencyService {
 
   /** The first attempt's reply to its own client; what retries get is handed to `settle`, kept ones stored. */
   private async reply(id: string, call: IdempotentCall, settle: (joined: Joined) => void, release: () => Promise<void>): Promise<Response> {
-    let failedMidStream = false;
-    const response = await call.run(() => (failedMidStream = true));
+    const recorder = new ReplyRecorder(this.maxReplyBytes, () => void release());
+    const response = await call.run(recorder);
     if (response.status >= 400 || response.body === null) {
       await release();
       settle(undefined);
@@ -129,19 +143,37 @@ export class IdempotencyService {
 
     if (!headers["content-type"]?.startsWith("text/event-stream")) {
       const body = await response.text();
-      settle(() => replayed(status, headers, body));
-      // The claim is released only once the reply is stored, so a retry elsewhere never finds neither.
-      void this.keep(id, call.bodyDigest, status, headers, body).finally(release);
+      if (Buffer.byteLength(body) > this.maxReplyBytes) {
+        // Past the cap: not kept, so retries (also those waiting here) run it again.
+        await release();
+        settle(undefined);
+      } else {
+        settle(() => replayed(status, headers, body));
+        // The claim is released only once the reply is stored, so a retry elsewhere never finds neither.
+        void this.keep(id, call.bodyDigest, status, headers, body).finally(release);
+      }
       return new Response(body, { status, headers: response.headers });
     }
 
-    const recording = new Recording();
-    void recording
-      .record(response.body)
-      .then(() => (recording.broken || failedMidStream ? undefined : this.keep(id, call.bodyDigest, status, headers, recording.text())))
+    if (!recorder.recorded) {
+      // A stream that was not rendered through the recording: there is nothing to keep.
+      await release();
+      settle(undefined);
+      return response;
+    }
+    const { recording } = recorder;
+    void recording.finished
+      .then(() => {
+        const body = recording.kept();
+        return body === undefined || recorder.failed ? undefined : this.keep(id, call.bodyDigest, status, headers, body);
+      })
       .finally(release);
-    settle(() => new Response(recording.reader(), { status, headers: { ...headers, [REPLAYED_HEADER]: "true" } }));
-    return new Response(recording.reader(), { status, headers: response.headers });
+    settle(() => {
+      const reader = recording.reader();
+      return reader && new Response(reader, { status, headers: { ...headers, [REPLAYED_HEADER]: "true" } });
+    });
+    // The client's own stream: the recording observes it, it does not read it.
+    return response;
   }
 
   /**

@@ -178,6 +178,23 @@ describe("a streaming first client that disconnects", () => {
     expect(text).toContain("[DONE]");
     expect(upstream.bodies).toHaveLength(1);
   });
+
+  test("before its first event does not stop it either: the retry gets all of it, from one upstream call", async () => {
+    // Its reply comes after the client left: the stream is never pulled, the recording reads it for the retry.
+    upstream.delayMs = 300;
+    const key = freshKey();
+    const gone = new AbortController();
+    const first = gw.request("/chat/completions", { method: "POST", json: { ...body(), stream: true }, headers: { "idempotency-key": key }, signal: gone.signal }).catch((e: unknown) => e);
+    await untilReceived(upstream);
+    gone.abort();
+    expect(await first).toBeInstanceOf(Error);
+    const retry = await post(key, { ...body(), stream: true });
+    const text = await retry.text();
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(text).toContain("five");
+    expect(text).toContain("[DONE]");
+    expect(upstream.bodies).toHaveLength(1);
+  });
 });
 
 describe("failures are not kept", () => {

@@ -2,7 +2,9 @@
  * A loopback OpenAI chat-completions upstream for the idempotency tests: it counts the requests it received (the
  * proof that a retry triggered no upstream call), answers after `delayMs`, streams its words `chunkDelayMs` apart
  * (so a retry can join a stream midway), fails the next `failures` requests with a 500, and breaks the next
- * `brokenStreams` streams off after their second frame (the connection drops mid-stream).
+ * `brokenStreams` streams off after their second frame (the connection drops mid-stream). With `words` set, the
+ * answer is that many words instead, each stream frame made only when the server's socket asks for it; `sent` counts
+ * the bytes each stream handed its socket, `cancelled` the streams the gateway let go before their end.
  */
 export const PROMPT_TOKENS = 12;
 export const COMPLETION_TOKENS = 5;
@@ -16,6 +18,11 @@ export interface CountingUpstream {
   chunkDelayMs: number;
   failures: number;
   brokenStreams: number;
+  /** Answer length in words (0: the five words of `ANSWER`). */
+  words: number;
+  /** Bytes each stream handed its socket, by request index. */
+  readonly sent: number[];
+  cancelled: number;
   reset(): void;
   stop(): void;
 }
@@ -31,12 +38,18 @@ export function startCountingUpstream(): CountingUpstream {
     chunkDelayMs: 0,
     failures: 0,
     brokenStreams: 0,
+    words: 0,
+    sent: [],
+    cancelled: 0,
     reset() {
       this.bodies.length = 0;
       this.delayMs = 0;
       this.chunkDelayMs = 0;
       this.failures = 0;
       this.brokenStreams = 0;
+      this.words = 0;
+      this.sent.length = 0;
+      this.cancelled = 0;
     },
     stop: () => server.stop(true),
   };
@@ -54,24 +67,36 @@ export function startCountingUpstream(): CountingUpstream {
         return Response.json({ error: { message: "upstream broke", type: "server_error" } }, { status: 500 });
       }
       const id = `chatcmpl-${index}`;
+      const wordCount = upstream.words > 0 ? upstream.words : ANSWER.split(" ").length;
+      const word = (i: number) => (upstream.words > 0 ? `w${i % 10} ` : ANSWER.split(/(?<= )/)[i]!);
       if (body.stream !== true) {
-        return Response.json({ id, object: "chat.completion", created: 1754042400, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: ANSWER } }], usage });
+        const content = upstream.words > 0 ? Array.from({ length: wordCount }, (_, i) => word(i)).join("") : ANSWER;
+        return Response.json({ id, object: "chat.completion", created: 1754042400, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }], usage });
       }
       const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
         `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1754042400, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      const frames = [chunk({ role: "assistant", content: "" }), ...ANSWER.split(/(?<= )/).map((word) => chunk({ content: word })), chunk({}, "stop")];
-      frames.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1754042400, model: "m", choices: [], usage })}\n\n`, "data: [DONE]\n\n");
+      const tail = [chunk({}, "stop"), `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 1754042400, model: "m", choices: [], usage })}\n\n`, "data: [DONE]\n\n"];
+      // Frame n: the role, then one per word, then the tail; made when asked for, so a long answer costs nothing ahead.
+      const frameAt = (n: number): string | undefined =>
+        n === 0 ? chunk({ role: "assistant", content: "" }) : n <= wordCount ? chunk({ content: word(n - 1) }) : tail[n - wordCount - 1];
       const pace = upstream.chunkDelayMs;
       const breaks = upstream.brokenStreams > 0;
       if (breaks) upstream.brokenStreams--;
-      let sent = 0;
+      upstream.sent[index] = 0;
+      let next = 0;
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
-          const frame = frames.shift();
+          const frame = frameAt(next);
           if (frame === undefined) return controller.close();
           if (pace > 0) await Bun.sleep(pace);
-          if (breaks && sent++ === 2) return controller.error(new Error("connection dropped"));
-          controller.enqueue(encoder.encode(frame));
+          if (breaks && next === 2) return controller.error(new Error("connection dropped"));
+          next++;
+          const bytes = encoder.encode(frame);
+          upstream.sent[index]! += bytes.byteLength;
+          controller.enqueue(bytes);
+        },
+        cancel() {
+          upstream.cancelled++;
         },
       });
       return new Response(stream, { headers: { "content-type": "text/event-stream" } });
