@@ -1,8 +1,9 @@
 /**
  * The container files API (spec "Container file", operation 6; reference b8): list a container's files, read one
- * file's metadata or content, delete a container; and the workspace's live containers (`GET /containers`, ours: the
- * spec names a container only through a tool result). Management keys only; another workspace's container, an unknown
- * one and an expired one are all 404; 503 while the container directory cannot be used.
+ * file's metadata or content, delete a container; and the workspace's live containers (`GET /containers` and
+ * `GET /containers/{id}`, ours: the spec names a container only through a tool result). Management keys only;
+ * another workspace's container, an unknown one and an expired one are all 404; 503 while the container directory
+ * cannot be used.
  */
 import { Elysia, t, type TSchema } from "elysia";
 import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
@@ -65,21 +66,29 @@ const ContainerListQuery = t.Object({
 const Container = t.Object({
   id: t.String(),
   object: t.Literal("container"),
+  name: t.String({ description: "The id again: containers have no name of their own (OpenAI's Container requires one)" }),
   status: t.Literal("running", { description: "Live containers only: an expired one is gone" }),
   created_at: t.Integer({ description: "Unix seconds" }),
   last_active_at: t.Integer({ description: "Unix seconds of the last command or tool call" }),
   sleep_after_seconds: t.Integer({ description: "The idle time after which it expires" }),
   expires_at: t.Integer({ description: "Unix seconds at which it expires unless used again" }),
+  expires_after: t.Object(
+    { anchor: t.Literal("last_active_at"), minutes: t.Number({ description: "sleep_after_seconds in minutes" }) },
+    { description: "OpenAI's spelling of the idle timer" },
+  ),
 });
 const ContainerList = listOf(Container, "Cursor for `after`", "True: more ids follow (a later page may be empty if they expired meanwhile)");
+/** Ours plus the fields the `openai` client's Container type reads (`name`, `expires_after`). */
 const containerView = (meta: ContainerMeta) => ({
   id: meta.id,
   object: "container" as const,
+  name: meta.id,
   status: "running" as const,
   created_at: Math.floor(meta.createdAt / 1000),
   last_active_at: Math.floor(meta.lastUsedAt / 1000),
   sleep_after_seconds: meta.sleepAfterSeconds,
   expires_at: Math.floor(expiresAtMs(meta) / 1000),
+  expires_after: { anchor: "last_active_at" as const, minutes: meta.sleepAfterSeconds / 60 },
 });
 
 const ContainerDeleted = t.Object({ id: t.String(), object: t.Literal("container.deleted"), deleted: t.Literal(true) });
@@ -119,9 +128,11 @@ export function containerRoutes(deps: Deps, auth: Authenticator) {
     throw new GatewayError("provider_unavailable", "Service temporarily unavailable: containers are not enabled on this gateway", { status: 503 });
   };
 
-  /** 404 unless the caller's workspace has this live container (told apart from a missing file in the messages). */
-  const own = async (workspaceId: string, id: string) => {
-    if (!(await available(() => browser().find(workspaceId, id)))) throw containerNotFound();
+  /** The caller's workspace's live container; 404 otherwise (told apart from a missing file in the messages). */
+  const own = async (workspaceId: string, id: string): Promise<ContainerMeta> => {
+    const meta = await available(() => browser().find(workspaceId, id));
+    if (!meta) throw containerNotFound();
+    return meta;
   };
 
   return new Elysia({ name: "routes:containers" })
@@ -145,6 +156,11 @@ export function containerRoutes(deps: Deps, auth: Authenticator) {
         detail: { summary: "List the workspace's live containers (id order, cursor pagination)", tags: ["containers"] },
       },
     )
+    .get("/containers/:container_id", async ({ params, principal }) => containerView(await own(principal.workspaceId, params.container_id)), {
+      params: ContainerParams,
+      response: { 200: Container },
+      detail: { summary: "Get one of the workspace's live containers (the listing's entry; the `openai` client's containers.retrieve)", tags: ["containers"] },
+    })
     .get(
       "/containers/:container_id/files",
       async ({ params, query, principal }) => {

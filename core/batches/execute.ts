@@ -68,7 +68,7 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
     const response = outcome.kind === "response" ? outcome.response : await collect(outcome.events);
     if (signal.aborted) return { status: "aborted" };
     if (response.error) {
-      logRequest(ctx, response.error.status);
+      logRequest(ctx, response.error.status, response.error.message);
       return failed(resultError(response.error.status, response.error.type, response.error.message, paramOf(response.error.metadata)));
     }
     if (response.cost) response.cost = discountedCost(response.cost, discount);
@@ -82,9 +82,9 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
     if (isUnavailable(error)) return { status: "unavailable", error };
     if (error.status >= 500 && error.type === "server") runDeps.logger.error({ err: error.cause ?? error, batch: batch.id, item: item.id }, "batch item failed");
     ctx.log.error_type = error.type;
-    logRequest(ctx, error.status);
     // The same envelope the HTTP edge would send (a 500 hides its internals), as a result entry.
     const { code, message, metadata } = envelopeOf(error).error;
+    logRequest(ctx, error.status, message);
     return failed(resultError(code, error.type, message, paramOf(metadata)));
   }
 }

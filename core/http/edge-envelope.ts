@@ -17,10 +17,10 @@ export function anthropicClient(request: Request): boolean {
   return request.headers.has("anthropic-version") || MESSAGES_PATH.test(pathOf(request.url));
 }
 
-/** The envelope of the edge's refusal of `request`; notes the error type for the request's log line too. */
+/** The envelope of the edge's refusal of `request`; notes its error type and message for the request's log line too. */
 export function edgeEnvelope(request: Request, thrown: unknown): ErrorEnvelope {
   const error = toGatewayError(thrown);
-  noteRefusal(request, error.type);
   const envelope = envelopeOf(error);
+  noteRefusal(request, error.type, envelope.error.message);
   return anthropicClient(request) ? messagesErrorEnvelope(envelope, error) : envelope;
 }

@@ -58,6 +58,6 @@ export function renderError(ctx: RequestContext, thrown: unknown): Response {
   // Messages: every error in Anthropic's shape as well (`type: "error"`, `error.type`; issue 15, issue 17 item 10).
   const body = ctx.format.id === "messages" ? messagesErrorEnvelope(envelope, error) : envelope;
   const http = errorResponse(error, body, { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
-  logRequest(ctx, error.status);
+  logRequest(ctx, error.status, envelope.error.message);
   return http;
 }

@@ -56,6 +56,11 @@ export interface RequestContext {
   route?: RouteState;
   /** The credit reservation the limits stage holds; accounting settles it with the actual cost. */
   credit?: CreditHold;
+  /**
+   * A plugin's sub-request run inside this one (core/pipeline/plugins/nested.ts): its turns never use the request's
+   * own reservation, each holds its own worst case.
+   */
+  subRequest?: true;
   /** Extra reply headers (the X-RateLimit-* of a gateway-issued 429). */
   replyHeaders?: Record<string, string>;
   /** Every upstream attempt of every turn, in order. */

@@ -2,7 +2,9 @@
  * The one log line per answer (issue 16 item 18). A request that reaches the pipeline (HTTP or batch item) gets its
  * line from the pipeline when its reply is settled, with what only the pipeline knows (key, model, tokens, cost);
  * every other answer — the edge's own refusals (401, 400, 404, 405, 408, 413, a bad Host), 500s, and the other
- * routes — gets one from the front door (core/http/front-door.ts) once its response exists.
+ * routes — gets one from the front door (core/http/front-door.ts) once its response exists. An error answer's line
+ * says why: its `error_type` and `error_message`, the message the client got, clipped and with anything shaped like
+ * a credential masked.
  */
 import type { Logger } from "pino";
 import { clip, ECHO_MAX_CHARS } from "../http/clip.ts";
@@ -10,11 +12,22 @@ import { pathOf } from "../http/url-path.ts";
 import { authenticatedKeyHash } from "../http/auth-first.ts";
 import type { RequestContext } from "./context.ts";
 
-export function logRequest(ctx: RequestContext, status: number): void {
-  ctx.deps.logger.info(
-    { ...clipped(ctx.log), id: ctx.generationId, format: ctx.format.id, status, stream: ctx.request?.stream ?? false, latency_ms: ctx.deps.clock.now() - ctx.startedAt },
-    "request",
-  );
+/** Characters of an error message a request line keeps: enough to say why, not a whole echoed body. */
+export const REASON_MAX_CHARS = 200;
+
+/** Credentials an error message might repeat: our keys, common provider keys, bearer tokens. */
+const CREDENTIAL = /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}|\bAIza[0-9A-Za-z_-]{20,}|\bBearer\s+\S+/g;
+
+/** An error message as a request line carries it: credentials masked, then clipped. */
+export function reasonOf(message: string): string {
+  return clip(message.replace(CREDENTIAL, "[redacted]"), REASON_MAX_CHARS);
+}
+
+/** `reason`: the error message the client got, for an error answer (see `reasonOf`). */
+export function logRequest(ctx: RequestContext, status: number, reason?: string): void {
+  const line: Record<string, unknown> = { ...clipped(ctx.log), id: ctx.generationId, format: ctx.format.id, status, stream: ctx.request?.stream ?? false, latency_ms: ctx.deps.clock.now() - ctx.startedAt };
+  if (reason !== undefined && status >= 400) line.error_message = reasonOf(reason);
+  ctx.deps.logger.info(line, "request");
   // Metrics and traces of the settled request (core/observe/).
   ctx.deps.observer?.request(ctx, status);
 }
@@ -27,21 +40,23 @@ export function pipelineLogs(request: Request): void {
   pipelineLogged.add(request);
 }
 
-/** The error type of each request the edge refused (core/http/edge-envelope.ts notes it), so its line says why. */
-const refusals = new WeakMap<Request, string>();
+/** The error of each request the edge refused (core/http/edge-envelope.ts notes it), so its line says why. */
+const refusals = new WeakMap<Request, { type: string; message: string }>();
 
-export function noteRefusal(request: Request, errorType: string): void {
-  refusals.set(request, errorType);
+/** `message`: the one the client got in the envelope. */
+export function noteRefusal(request: Request, errorType: string, message: string): void {
+  refusals.set(request, { type: errorType, message });
 }
 
 /**
- * The line of an answer the pipeline did not log; `startedAt` in ms (Date.now()). A refusal names its `error_type`
- * and, when the key was good but the request was not (a body the schema refuses, an unknown preset), the key's hash
+ * The line of an answer the pipeline did not log; `startedAt` in ms (Date.now()). A refusal names its `error_type`,
+ * its `error_message` and, when the key was good but the request was not (a body the schema refuses, an unknown preset), the key's hash
  * prefix as the pipeline's lines do: an operator finds a key's refused requests beside its served ones (issue 17
  * item 14). Never the key itself nor the query string.
  */
 export function logEdgeAnswer(logger: Logger, request: Request, response: Response, startedAt: number): void {
   if (pipelineLogged.has(request)) return;
+  const refusal = refusals.get(request);
   logger.info(
     {
       id: response.headers.get("x-generation-id") ?? undefined,
@@ -49,7 +64,8 @@ export function logEdgeAnswer(logger: Logger, request: Request, response: Respon
       method: request.method,
       path: clip(pathOf(request.url)),
       status: response.status,
-      error_type: refusals.get(request),
+      error_type: refusal?.type,
+      error_message: refusal === undefined ? undefined : reasonOf(refusal.message),
       latency_ms: Date.now() - startedAt,
     },
     "request",

@@ -97,12 +97,14 @@ function assistantBlocks(part: Part, warnings: Warning[]): WireBlockParam[] {
 
 /**
  * Anthropic verifies thinking signatures, so only its own signed (or redacted) thinking can travel back; reasoning
- * of other families has no valid signature and is dropped with a warning rather than failing the request.
+ * of other families has no valid signature and is dropped with a warning rather than failing the request. Its
+ * thinking is one text: signed thinking that came back as a summary only (a Responses item that showed the text as
+ * its summary, the request having asked for one) sends that summary as the text.
  */
 function reasoningBlocks(part: ReasoningPart, warnings: Warning[]): WireBlockParam[] {
   const own = part.format === undefined || part.format.startsWith("anthropic");
   if (own && part.redacted !== undefined) return [{ type: "redacted_thinking", data: part.redacted }];
-  if (own && part.signature) return [{ type: "thinking", thinking: part.text, signature: part.signature }];
+  if (own && part.signature) return [{ type: "thinking", thinking: part.text !== "" ? part.text : (part.summary?.join("") ?? ""), signature: part.signature }];
   warnUnsupported(
     warnings,
     "messages.assistant.reasoning",

@@ -1,7 +1,8 @@
 /**
  * Chat-completions SSE chunks → canonical stream events (ARCHITECTURE §2, Portkey-style `stream` transform).
  * `start` first, part events, then `usage` and `finish` once the stream has ended; an in-band error chunk, malformed
- * data or a stream cut before its finish becomes an `error` event, never a silent cut.
+ * data, a stream cut before its finish or one with no chunk of the expected shape becomes an `error` event, never a
+ * silent cut or an empty success.
  */
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { Finish } from "../../core/model/response.ts";
@@ -10,7 +11,7 @@ import type { ProviderCall } from "../../core/registry/provider.ts";
 import { isErrorType, type GatewayError } from "../../core/errors.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
 import type { SseEvent } from "../shared/sse.ts";
-import { parseJsonObject, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
+import { parseJsonObject, shapelessStream, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
 import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";
@@ -30,6 +31,8 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
   let finish: Finish | undefined;
   let usage: Usage | undefined;
   let sawDone = false;
+  /** Some chunk produced a part event (content, reasoning, a tool call, an image, audio). */
+  let produced = false;
   const start = (chunk: ChatCompletion | undefined): StreamEvent => {
     started = true;
     return startEvent(chunk, call);
@@ -63,6 +66,7 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
         const logprobs = choice.logprobs?.content;
         // Plain loops, not `yield*`: that builds an async-from-sync iterator per chunk.
         const events = parts.delta(choice.delta, Array.isArray(logprobs) ? logprobs : undefined);
+        if (events.length > 0) produced = true;
         for (let i = 0; i < events.length; i++) yield events[i]!;
       }
       if (choice.finish_reason) {
@@ -82,6 +86,10 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
   if (!started) yield start(undefined);
   if (finish === undefined && !sawDone) {
     yield { type: "error", error: streamInterrupted(call, "upstream stream ended unexpectedly") };
+    return;
+  }
+  if (finish === undefined && usage === undefined && !produced) {
+    yield { type: "error", error: shapelessStream(call) };
     return;
   }
   const closing: StreamEvent[] = [];

@@ -4,7 +4,7 @@
  */
 import { isGatewayError, type GatewayError } from "../../core/errors.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { transportFailure } from "./http.ts";
+import { transportFailure, unexpectedBody } from "./http.ts";
 
 /** One SSE `data` payload as a JSON object; undefined for malformed JSON, arrays and scalars. */
 export function parseJsonObject<T>(data: string): T | undefined {
@@ -35,4 +35,13 @@ export function streamReadFailure(call: ProviderCall, thrown: unknown): GatewayE
 /** A stream the upstream cut or garbled: retryable 502 `provider_unavailable` with provider code `stream_interrupted`. */
 export function streamInterrupted(call: ProviderCall, message: string): GatewayError {
   return call.helpers.error("provider_unavailable", message, { status: 502, retryable: true, metadata: { provider_code: "stream_interrupted" } });
+}
+
+/**
+ * A stream that ended without one event of the expected shape (no content, no usage, no finish: `data:
+ * {"hello":"world"}` then `[DONE]`): the non-streamed answer's retryable 502 `invalid_response`, never an empty
+ * success. Before the first byte it fails the attempt, so the next endpoint is tried.
+ */
+export function shapelessStream(call: ProviderCall): GatewayError {
+  return unexpectedBody(call, "a stream with no recognisable event");
 }

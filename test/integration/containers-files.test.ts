@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OpenRouter } from "@openrouter/sdk";
+import OpenAI from "openai";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -327,6 +328,38 @@ describe("GET /containers: the workspace's live containers", () => {
   });
 });
 
+describe("GET /containers/{id}: one live container, with the listing's rules", () => {
+  const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: gw.baseUrl, maxRetries: 0 });
+  /** The client's error for a retrieve that fails (its promise type is not one `expect().rejects` can read). */
+  const failure = (key: string, id: string) => openai(key).containers.retrieve(id).then(() => undefined, (error: unknown) => error);
+
+  test("the openai client's containers.retrieve gets the listing's entry, in the shape its Container type has", async () => {
+    const brief = await open({ sleepAfterSeconds: 120 });
+    const listed = (await (await get("/containers?limit=100")).json()) as { data: Array<Record<string, unknown>> };
+    const entry = listed.data.find((c) => c.id === brief.id)!;
+    const retrieved = await openai(ADMIN_KEY).containers.retrieve(brief.id);
+    expect(retrieved as unknown).toEqual(entry);
+    expect(retrieved).toMatchObject({ id: brief.id, object: "container", name: brief.id, status: "running", expires_after: { anchor: "last_active_at", minutes: 2 } });
+    expect(typeof retrieved.created_at).toBe("number");
+    expect(retrieved.last_active_at).toBeGreaterThanOrEqual(retrieved.created_at);
+  });
+
+  test("another workspace's, an unknown, a malformed and an expired container are 404; an inference key 403; no key 401", async () => {
+    expect(await failure(otherAdmin, box.id)).toBeInstanceOf(OpenAI.NotFoundError);
+    for (const id of ["ctr_0123456789abcdef0123456789abcdef", "not-an-id", ".."]) await expectError(await get(`/containers/${id}`), 404);
+    expect(await failure(gw.inferenceKey, box.id)).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    await expectError(await get(`/containers/${box.id}`, null), 401);
+    const brief = await open({ sleepAfterSeconds: 60 });
+    expect((await openai(ADMIN_KEY).containers.retrieve(brief.id)).id).toBe(brief.id);
+    skewMs += 61_000;
+    try {
+      expect(await failure(ADMIN_KEY, brief.id)).toBeInstanceOf(OpenAI.NotFoundError);
+    } finally {
+      skewMs -= 61_000;
+    }
+  });
+});
+
 test("the official SDK lists, reads and downloads container files", async () => {
   const admin = new OpenRouter({ apiKey: ADMIN_KEY, serverURL: gw.baseUrl });
   const first = await admin.containers.listContainerFiles({ containerId: box.id, limit: 2 });
@@ -345,7 +378,7 @@ test("the OpenAPI docs describe the container routes", async () => {
   expect(Object.keys(spec.paths["/api/v1/containers/{container_id}/files"] ?? {})).toContain("get");
   expect(Object.keys(spec.paths["/api/v1/containers/{container_id}/files/{file_id}"] ?? {})).toContain("get");
   expect(Object.keys(spec.paths["/api/v1/containers/{container_id}/files/{file_id}/content"] ?? {})).toContain("get");
-  expect(Object.keys(spec.paths["/api/v1/containers/{container_id}"] ?? {})).toContain("delete");
+  expect(Object.keys(spec.paths["/api/v1/containers/{container_id}"] ?? {})).toEqual(expect.arrayContaining(["get", "delete"]));
   expect(Object.keys(spec.paths["/api/v1/containers"] ?? {})).toContain("get");
 });
 
@@ -370,5 +403,6 @@ describe("the store's outage", () => {
     }
     await expectError(await down.request(`/containers/${handle.id}`, { method: "DELETE", key: ADMIN_KEY }), 503);
     await expectError(await down.request("/containers", { key: ADMIN_KEY }), 503);
+    await expectError(await down.request(`/containers/${handle.id}`, { key: ADMIN_KEY }), 503);
   });
 });

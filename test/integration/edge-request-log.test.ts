@@ -1,8 +1,10 @@
 /**
  * Every answer gets one request log line, the edge's own refusals and 500s included, and every 500 an error line
- * with its cause (issue 16 item 18). Inference requests keep their one richer line from the pipeline.
+ * with its cause (issue 16 item 18). Inference requests keep their one richer line from the pipeline. An error
+ * answer's line says why (`error_message`).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import OpenAI from "openai";
 import pino from "pino";
 import { Writable } from "node:stream";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
@@ -87,4 +89,63 @@ test("successful answers outside inference get a line; an inference request keep
   const found = await requestLines(res.headers.get("x-generation-id"));
   expect(found).toHaveLength(1);
   expect(found[0]).toMatchObject({ status: 200, format: "chat", model: "simulator/small" });
+});
+
+describe("an error answer's line says why: the message the client got, clipped, with credentials masked", () => {
+  /** The client's message and the one line of the reply. */
+  async function refused(pending: Promise<Response>, status: number): Promise<{ message: string; line: Line }> {
+    const res = await pending;
+    expect(res.status).toBe(status);
+    const body = (await res.json()) as { error: { message: string } };
+    const [line] = await requestLines(res.headers.get("x-generation-id"));
+    return { message: body.error.message, line: line! };
+  }
+
+  test("edge refusals (404, 405, 400, 401, 413, 403) carry their error_message", async () => {
+    const cases: Array<[Promise<Response>, number]> = [
+      [gw.request("/nothing-here"), 404],
+      [gw.request("/chat/completions", { method: "GET" }), 405],
+      [gw.request("/chat/completions", { method: "POST", body: "{oops", headers: json }), 400],
+      [gw.request("/chat/completions", { method: "POST", json: { model: 5, messages: [] } }), 400],
+      [gw.request("/chat/completions", { method: "POST", json: { model: "m", messages: [] }, key: null }), 401],
+      [gw.request("/chat/completions", { method: "POST", body: "x".repeat(5000), headers: json }), 413],
+      [gw.request("/keys"), 403],
+    ];
+    for (const [pending, status] of cases) {
+      const { message, line } = await refused(pending, status);
+      expect(message.length).toBeGreaterThan(0);
+      expect(line).toMatchObject({ status, error_type: expect.any(String), error_message: message });
+    }
+  });
+
+  test("the pipeline's 4xx (an unknown model, a schema refusal through the official client) carry theirs too", async () => {
+    const unknown = await refused(gw.request("/chat/completions", { method: "POST", json: { model: "acme/does-not-exist", messages: [{ role: "user", content: "hi" }] } }), 400);
+    expect(unknown.line).toMatchObject({ format: "chat", status: 400, error_message: unknown.message });
+    expect(unknown.message).toContain("acme/does-not-exist");
+    const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.inferenceKey, maxRetries: 0 });
+    const error = (await client.chat.completions.create({ model: "simulator/small", messages: [{ role: "user", content: "hi" }], temperature: 7 }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(400);
+    const [line] = await requestLines(error.headers?.get("x-generation-id") ?? null);
+    expect(line).toMatchObject({ status: 400, error_type: "invalid_request", error_message: error.error && (error.error as { message: string }).message });
+    expect(String(line!.error_message)).toContain("temperature");
+  });
+
+  test("a long message is clipped to 200 characters; a key it repeats is masked", async () => {
+    const long = await refused(gw.request("/chat/completions", { method: "POST", json: { model: `acme/${"m".repeat(240)}`, messages: [{ role: "user", content: "hi" }] } }), 400);
+    expect(long.message.length).toBeGreaterThan(220);
+    expect(String(long.line.error_message)).toBe(long.message.slice(0, 200) + "…");
+    const secret = "sk-gw-v1-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    const leaky = await refused(gw.request("/chat/completions", { method: "POST", json: { model: `acme/${secret}`, messages: [{ role: "user", content: "hi" }] } }), 400);
+    expect(leaky.message).toContain(secret);
+    expect(String(leaky.line.error_message)).toContain("[redacted]");
+    expect(JSON.stringify(leaky.line)).not.toContain(secret);
+  });
+
+  test("a success's line has no error_message", async () => {
+    const res = await gw.request("/chat/completions", { method: "POST", json: { model: "simulator/small", messages: [{ role: "user", content: "hi" }] } });
+    expect(res.status).toBe(200);
+    const [line] = await requestLines(res.headers.get("x-generation-id"));
+    expect(line).toBeDefined();
+    expect("error_message" in line!).toBe(false);
+  });
 });

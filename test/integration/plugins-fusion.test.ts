@@ -94,6 +94,16 @@ async function chat(body: Json): Promise<{ status: number; json: Json }> {
   const res = await gw.request("/chat/completions", { method: "POST", json: body, headers: { "x-service-metadata": "enabled" } });
   return { status: res.status, json: (await res.json()) as Json };
 }
+/** A new inference key with a credit `limit` (USD). */
+async function keyWithLimit(limit: number): Promise<string> {
+  const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: `limit ${limit}`, limit } });
+  return ((await created.json()) as { key: string }).key;
+}
+/** The generation record's cost of a reply (`GET /generation`). */
+async function billed(id: string, key: string): Promise<number> {
+  await gw.gateway.deps.ledger.flush();
+  return (((await (await gw.request(`/generation?id=${id}`, { key })).json()) as Json).data as Json).total_cost as number;
+}
 const ask = (extra: Json = {}, plugin: Json = {}) => ({ model: "acme/analyst", messages: [{ role: "user", content: "What should I know?" }], plugins: [{ id: "fusion", ...plugin }], ...extra });
 const fusionEntry = (json: Json): Json => (json.service_metadata.pipeline as Json[]).find((e) => e.name === "fusion")!;
 
@@ -314,14 +324,16 @@ describe("fusion", () => {
     expect((await chat(ask({}, { analysis_models: ["acme/a"] }))).status).toBe(200); // and the gateway carries on
   });
 
-  test("a key whose limit covers one turn cannot run the panel: every panel turn holds its own worst case first", async () => {
-    const created = await gw.request("/keys", { key: ADMIN_KEY, method: "POST", json: { name: "tight", limit: 0.003 } });
-    const { key } = (await created.json()) as { key: string };
+  test("a key whose limit covers one turn cannot run the panel: every panel turn holds its own worst case first; the answer's turn was reserved", async () => {
+    const key = await keyWithLimit(0.003);
     const res = await gw.request("/chat/completions", { method: "POST", key, json: ask({ max_tokens: 1000 }, { analysis_models: ["acme/a", "acme/b"] }), headers: { "x-service-metadata": "enabled" } });
-    expect(res.status).toBe(402);
-    expect(upstream.bodies.length).toBe(0);
+    // The reservation the request made before anything ran is its answer's: the analyst answers alone, as when
+    // every panel model failed, and the reply says why (the reference's `insufficient_credits`).
+    expect(res.status).toBe(200);
     const json = (await res.json()) as Json;
+    expect(upstream.bodies.map((b) => b.model)).toEqual(["analyst"]);
     expect(fusionEntry(json).data).toMatchObject({ failure_reason: "insufficient_credits", panels: [{ error_type: "payment_required" }, { error_type: "payment_required" }] });
+    expect(json.usage.cost).toBeCloseTo(CALL_COST, 10);
   });
 
   test("limits: 1–8 analysis models, max_tool_calls 1–16, known models only", async () => {
@@ -336,5 +348,57 @@ describe("fusion", () => {
     expect(unknown.json.error.message).toContain("plugins[0].analysis_models[1]");
     expect((await chat(ask({}, { analysis_models: Array.from({ length: 8 }, () => "acme/a"), max_tool_calls: 16 }))).status).toBe(200);
     expect(upstream.bodies.filter(isPanel).length).toBe(1); // the same model twice is asked once
+  });
+});
+
+describe("fusion: usage and credit add up like the cost", () => {
+  test("usage counts every call's tokens, as its cost counts every call (openai client: chat not streamed and streamed, Responses)", async () => {
+    const client = new OpenAI({ apiKey: gw.inferenceKey, baseURL: gw.baseUrl, maxRetries: 0 });
+    const body = { model: "acme/analyst", messages: [{ role: "user" as const, content: "What should I know?" }], plugins: [{ id: "fusion", analysis_models: ["acme/a", "acme/b"] }] };
+    // Two drafts, the analysis and the answer: four calls of PROMPT_TOKENS in and COMPLETION_TOKENS out.
+    const whole = await client.chat.completions.create(body as never);
+    expect(whole.usage).toMatchObject({ prompt_tokens: 4 * PROMPT_TOKENS, completion_tokens: 4 * COMPLETION_TOKENS, total_tokens: 4 * (PROMPT_TOKENS + COMPLETION_TOKENS) });
+    expect((whole.usage as unknown as Json).cost).toBeCloseTo(4 * CALL_COST, 10);
+    const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } } as never);
+    let usage: Json | undefined;
+    for await (const chunk of stream as unknown as AsyncIterable<Json>) if (chunk.usage) usage = chunk.usage;
+    expect(usage).toMatchObject({ prompt_tokens: 4 * PROMPT_TOKENS, completion_tokens: 4 * COMPLETION_TOKENS });
+    expect(usage!.cost).toBeCloseTo(4 * CALL_COST, 10);
+    const responses = await client.responses.create({ model: "acme/analyst", input: "What should I know?", plugins: [{ id: "fusion", analysis_models: ["acme/a"] }] } as never);
+    expect(responses.usage).toMatchObject({ input_tokens: 3 * PROMPT_TOKENS, output_tokens: 3 * COMPLETION_TOKENS });
+  });
+
+  test("the panel spending what the analysis then cannot get: the answer still comes (its turn was reserved first), billed what it used", async () => {
+    // 0.006 covers the request's own reservation and one panel turn's hold, not the analysis's (~0.009) nor a
+    // second hold for the answer: before, the answer's turn was refused (402) after the panel had been billed.
+    const key = await keyWithLimit(0.006);
+    const res = await gw.request("/chat/completions", { method: "POST", key, json: ask({ max_tokens: 1000 }, { analysis_models: ["acme/a"] }), headers: { "x-service-metadata": "enabled" } });
+    const json = (await res.json()) as Json;
+    expect(res.status).toBe(200);
+    expect(json.choices[0].message.content).toBe("final from analyst over 1 drafts");
+    expect(fusionEntry(json).data).toMatchObject({ analysis: "failed", analysis_failure: "judge_upstream_error" });
+    expect(upstream.bodies.filter(isJudge)).toEqual([]);
+    expect(json.usage).toMatchObject({ prompt_tokens: 2 * PROMPT_TOKENS, completion_tokens: 2 * COMPLETION_TOKENS });
+    expect(json.usage.cost).toBeCloseTo(2 * CALL_COST, 10);
+    expect(await billed(res.headers.get("x-generation-id")!, key)).toBeCloseTo(2 * CALL_COST, 10);
+  });
+
+  test("4 concurrent fusion requests on a key with $0.022: a 402 is never billed, a reply is billed its usage.cost, the key never overspends", async () => {
+    const key = await keyWithLimit(0.022);
+    const one = () => gw.request("/chat/completions", { method: "POST", key, json: ask({ max_tokens: 1000 }, { analysis_models: ["acme/a", "acme/b"] }) });
+    const replies = await Promise.all([one(), one(), one(), one()]);
+    let total = 0;
+    for (const res of replies) {
+      const json = (await res.json()) as Json;
+      const cost = await billed(res.headers.get("x-generation-id")!, key);
+      total += cost;
+      expect([200, 402]).toContain(res.status);
+      if (res.status === 402) expect(cost).toBe(0);
+      else expect(cost).toBeCloseTo(json.usage.cost, 10);
+    }
+    expect(replies.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    expect(total).toBeLessThanOrEqual(0.022);
+    const me = (await (await gw.request("/key", { key })).json()) as { data: { usage: number } };
+    expect(me.data.usage).toBeCloseTo(total, 10);
   });
 });

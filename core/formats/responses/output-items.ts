@@ -6,6 +6,7 @@
  */
 import { parseDataUrl } from "../../images/data-url.ts";
 import type { ImagePart, Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
+import type { CanonicalRequest } from "../../model/request.ts";
 import { serverToolFields } from "../shared/server-tool-fields.ts";
 
 /** A Responses output item as sent on the wire. */
@@ -51,28 +52,31 @@ export function messageItem(id: string, content: Array<Record<string, unknown>>,
 }
 
 /**
- * Reasoning item: summaries as `summary_text`, raw text as `reasoning_text`, opaque state carried for round trips.
- * Reasoning with text but no summary of its own (Anthropic, Gemini, chat upstreams) shows the text as its summary
- * too: clients such as the AI SDK read only `summary` (issue 17 item 11). Decoding drops such a copy again
- * (decode-input.ts), so the text goes upstream once.
+ * Reasoning item, as OpenAI's API shapes it: reasoning text as `reasoning_text` content, and a `summary` only when
+ * the request asked for one (`reasoning.summary`) — the same words are never in both. Asked for, the summary is the
+ * upstream's own; reasoning that came as text alone (Anthropic, Gemini, chat upstreams) is then shown as the summary
+ * instead of as content (clients such as the AI SDK read only `summary`). A summary the upstream sent of its own
+ * accord is kept as it came. Opaque state (encrypted content, a signature) is carried for round trips.
  */
-export function reasoningItem(id: string, part: ReasoningPart): OutputItem {
-  const item: OutputItem = {
-    id,
-    type: "reasoning",
-    summary: summaryTexts(part).map((text) => ({ type: "summary_text", text })),
-  };
-  if (part.text !== "") item.content = [{ type: "reasoning_text", text: part.text }];
+export function reasoningItem(id: string, part: ReasoningPart, summaryAsked: boolean): OutputItem {
+  const standIn = textStandsInForSummary(part, summaryAsked);
+  const summary = standIn ? [part.text] : (part.summary ?? []);
+  const item: OutputItem = { id, type: "reasoning", summary: summary.map((text) => ({ type: "summary_text", text })) };
+  if (part.text !== "" && !standIn) item.content = [{ type: "reasoning_text", text: part.text }];
   if (part.encrypted !== undefined) item.encrypted_content = part.encrypted;
   if (part.signature !== undefined) item.signature = part.signature;
   if (part.format !== undefined) item.format = part.format;
   return item;
 }
 
-/** The part's own summaries, or its reasoning text standing in for them. */
-export function summaryTexts(part: ReasoningPart): string[] {
-  if (part.summary !== undefined && part.summary.length > 0) return part.summary;
-  return part.text === "" ? [] : [part.text];
+/** Whether the request asked for reasoning summaries (Responses `reasoning.summary`). */
+export function summaryAsked(request: CanonicalRequest): boolean {
+  return request.reasoning?.summary !== undefined;
+}
+
+/** True when a summary was asked for and the part's text is all it has: the text is shown as its summary. */
+export function textStandsInForSummary(part: ReasoningPart, summaryAsked: boolean): boolean {
+  return summaryAsked && part.text !== "" && !(part.summary !== undefined && part.summary.length > 0);
 }
 
 /** function_call item: `call_id` is what the client echoes back with its `function_call_output`. */
@@ -111,6 +115,8 @@ export interface OutputOptions {
   messageStatus: ItemStatus;
   /** Response-level logprobs, attached to the first `output_text`. */
   logprobs?: unknown[];
+  /** The request asked for reasoning summaries (see `reasoningItem`). */
+  summaryAsked: boolean;
 }
 
 /**
@@ -140,7 +146,7 @@ export function outputItems(parts: Part[], options: OutputOptions): OutputItem[]
       }
       case "reasoning":
         message = undefined;
-        items.push(reasoningItem(itemIds.reasoning(options.generationId, items.length, part.id), part));
+        items.push(reasoningItem(itemIds.reasoning(options.generationId, items.length, part.id), part, options.summaryAsked));
         break;
       case "tool-call":
         message = undefined;

@@ -9,7 +9,7 @@ import type { CanonicalResponse, FinishReason, ResponseError } from "../../model
 import type { Cost, Usage } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
 import { serverToolUseDetails } from "../shared/server-tool-usage.ts";
-import { outputItems } from "./output-items.ts";
+import { outputItems, summaryAsked } from "./output-items.ts";
 
 /** Result `service_tier` values (spec; `fast` is reported as `priority`). */
 const RESULT_TIERS: ReadonlySet<string> = new Set(["auto", "default", "flex", "priority", "scale", "ultrafast"]);
@@ -121,6 +121,7 @@ export function resultObject(response: CanonicalResponse, ctx: EncodeContext, co
     output: outputItems(response.parts, {
       generationId: ctx.generationId,
       messageStatus: terminal.status === "completed" ? "completed" : "incomplete",
+      summaryAsked: summaryAsked(ctx.request),
       ...(response.logprobs ? { logprobs: response.logprobs } : {}),
     }),
     error: response.error ? errorObject(response.error) : null,

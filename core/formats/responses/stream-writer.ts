@@ -10,7 +10,7 @@ import type { StreamEvent } from "../../model/events.ts";
 import type { ImagePart, Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
 import type { Cost } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
-import { functionCallItem, imageGenerationItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, type ItemStatus } from "./output-items.ts";
+import { functionCallItem, imageGenerationItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, summaryAsked, type ItemStatus } from "./output-items.ts";
 import { warnAudioDropped } from "./encode.ts";
 import { inProgressObject, resultObject, terminalStatus } from "./response-object.ts";
 
@@ -23,8 +23,8 @@ interface Content {
   open: boolean;
 }
 interface MessageItem { kind: "message"; outputIndex: number; id: string; contents: Content[]; accepting: boolean; open: boolean }
-/** `mirrored`: the summary part repeats the reasoning text, the item having no summary of its own (output-items.ts). */
-interface ReasoningItem { kind: "reasoning"; outputIndex: number; id: string; part: ReasoningPart; summaryOpen: boolean; summaryText: string; mirrored: boolean; textOpen: boolean; open: boolean }
+/** `ownSummary`: the upstream sent summary deltas of its own (reasoning text then stays `reasoning_text`). */
+interface ReasoningItem { kind: "reasoning"; outputIndex: number; id: string; part: ReasoningPart; summaryOpen: boolean; summaryText: string; ownSummary: boolean; textOpen: boolean; open: boolean }
 interface CallItem { kind: "call"; outputIndex: number; id: string; part: ToolCallPart; open: boolean }
 /** A server tool the gateway runs; `part` is the builder's, so it holds the result once the end event arrived. */
 interface ServerToolItem { kind: "server-tool"; outputIndex: number; id: string; part: ServerToolPart; open: boolean }
@@ -50,8 +50,12 @@ export class ResponsesStreamWriter {
   private out: string[] = [];
   /** True once a terminal event (`response.completed` / `incomplete` / `failed`) was written. */
   done = false;
+  /** The request asked for reasoning summaries: reasoning text with none of its own is streamed as the summary. */
+  private readonly summaryAsked: boolean;
 
-  constructor(private readonly ctx: EncodeContext) {}
+  constructor(private readonly ctx: EncodeContext) {
+    this.summaryAsked = summaryAsked(ctx.request);
+  }
 
   /** Frames for one canonical event. */
   handle(event: StreamEvent): string[] {
@@ -245,7 +249,7 @@ export class ResponsesStreamWriter {
       item = { kind: "server-tool", outputIndex, id: part.id, part, open: true };
       this.emit({ type: "response.output_item.added", output_index: outputIndex, item: serverToolItem(part, true) });
     } else if (part.type === "reasoning") {
-      item = { kind: "reasoning", outputIndex, id: itemIds.reasoning(this.ctx.generationId, outputIndex, part.id), part, summaryOpen: false, summaryText: "", mirrored: false, textOpen: false, open: true };
+      item = { kind: "reasoning", outputIndex, id: itemIds.reasoning(this.ctx.generationId, outputIndex, part.id), part, summaryOpen: false, summaryText: "", ownSummary: false, textOpen: false, open: true };
       this.emit({ type: "response.output_item.added", output_index: outputIndex, item: { id: item.id, type: "reasoning", summary: [] } });
     } else return;
     this.items.push(item);
@@ -276,8 +280,12 @@ export class ResponsesStreamWriter {
     const item = slot.item;
     const at = { item_id: item.id, output_index: item.outputIndex };
     if (event.kind === "summary") {
-      // A summary of its own after mirrored text (no upstream sends both in one item) continues the same part.
-      item.mirrored = false;
+      item.ownSummary = true;
+      this.summaryDelta(item, event.delta);
+      return;
+    }
+    // Asked for a summary and given none: the text is the summary (as the finished item shows it), not content too.
+    if (this.summaryAsked && !item.ownSummary) {
       this.summaryDelta(item, event.delta);
       return;
     }
@@ -286,9 +294,6 @@ export class ResponsesStreamWriter {
       this.emit({ type: "response.content_part.added", ...at, content_index: 0, part: { type: "reasoning_text", text: "" } });
     }
     this.emit({ type: "response.reasoning_text.delta", ...at, content_index: 0, delta: event.delta });
-    // Reasoning text with no summary (so far) is streamed as the summary too, as the finished item shows it.
-    if (!item.summaryOpen) item.mirrored = true;
-    if (item.mirrored) this.summaryDelta(item, event.delta);
   }
 
   private summaryDelta(item: ReasoningItem, delta: string): void {
@@ -332,7 +337,7 @@ export class ResponsesStreamWriter {
       this.emit({ type: "response.reasoning_text.done", ...at, content_index: 0, text });
       this.emit({ type: "response.content_part.done", ...at, content_index: 0, part: { type: "reasoning_text", text } });
     }
-    this.emit({ type: "response.output_item.done", output_index: item.outputIndex, item: reasoningItem(item.id, item.part) });
+    this.emit({ type: "response.output_item.done", output_index: item.outputIndex, item: reasoningItem(item.id, item.part, this.summaryAsked) });
   }
 
   /** Closes what is open (not after a failure: the failed object reports partial output) and writes the lifecycle end. */

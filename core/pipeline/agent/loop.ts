@@ -143,7 +143,8 @@ class AgentLoop {
         if (calls.length === 0 || this.stopping !== undefined) {
           if (calls.length > 0) this.warn(`the model called ${calls.map((c) => c.name).join(", ")} after tool calls were disabled; not run`);
           yield* held;
-          yield* this.end(clientCalls ? { reason: "tool_calls" } : finish);
+          // Our calls made on a last turn are dropped: the reply is a plain answer, not `tool_calls` naming none.
+          yield* this.end(clientCalls ? { reason: "tool_calls" } : calls.length > 0 ? { reason: "stop" } : finish);
           return;
         }
         const results: ServerToolPart[] = [];

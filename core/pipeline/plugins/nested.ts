@@ -29,15 +29,15 @@ export async function completeWithin(
   const after = ctx.plugins.findIndex((active) => active.plugin === plugin) + 1;
   // A context of its own (a shallow copy): what routing and the loop write (candidates, route, served endpoint,
   // containers) stays the sub-request's, while spend, credit, attempts, pipeline and log are the request's objects.
+  // The request's reservation is sized for its own model and covers its own first turn; a sub-request's model may
+  // be dearer, so its turns never use it: each holds its own worst case (turn/turn.ts, stages/limits.ts).
   const nested: RequestContext = {
     ...ctx,
     request: { ...request, stream: onEvent !== undefined },
     plugins: ctx.plugins.slice(after),
     signal: signal ? AbortSignal.any([ctx.signal, signal]) : ctx.signal,
+    subRequest: true,
   };
-  // The request's reservation is sized for its own model and covers its own first turn; a sub-request's model may
-  // be dearer, so its turns never count as that first one: each holds its own worst case (stages/limits.ts).
-  if (ctx.spend.turns === 0) ctx.spend.turns = 1;
   const outcome = await agentLoopStage.run(nested, () => Promise.reject(new Error("the agent loop is the innermost stage")));
   if (outcome.kind === "response") return outcome.response;
   return collect(onEvent ? observed(outcome.events, onEvent) : outcome.events);

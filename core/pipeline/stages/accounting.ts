@@ -1,7 +1,7 @@
 /**
  * accounting: settles what the request spent — every model turn (each metered at the endpoint that served it, see
  * turn/meter.ts) plus the plugins' charges — into one generation record, off the hot path, and the key's credit
- * hold with the actual cost. Also when the request failed: what an upstream produced is billed even when a later
+ * hold with the actual cost; the reply's usage shows every turn's tokens and the whole cost. Also when the request failed: what an upstream produced is billed even when a later
  * step fails. A stream settles when it ends, seen through the stream outcome itself.
  */
 import { toGatewayError } from "../../errors.ts";
@@ -23,8 +23,10 @@ export const accountingStage: Stage = {
     }
     if (outcome.kind === "response") {
       const response = outcome.response;
-      // One turn and no charges: the turn's own cost is the bill (the common case, nothing to add up).
+      // One turn and no charges: the turn's own cost is the bill (the common case, nothing to add up). Otherwise the
+      // reply shows every turn's tokens and cost (a plugin's sub-requests, refused attempts, an agent loop's turns).
       if (ctx.spend.isCompound() || response.cost === undefined) response.cost = ctx.spend.totalCost();
+      if (ctx.spend.isCompound()) response.usage = ctx.spend.totalUsage(response.usage);
       if (response.error) ctx.log.error_type = response.error.type;
       settle(ctx, response.finish.raw ?? response.finish.reason, response.error?.status ?? 200);
     } else {
@@ -39,12 +41,14 @@ class StreamSettlement implements StreamObserver {
   constructor(private readonly ctx: RequestContext) {}
 
   /**
-   * A usage event's `cost` is the live turn's; with more to the bill (or none given: the agent loop's closing usage
-   * comes after all its turns settled) the event shows the whole request's.
+   * A usage event's tokens and `cost` are the live turn's; with more to the bill the event shows the whole
+   * request's. One with no cost (the agent loop's closing usage, after all its turns settled) already sums the
+   * tokens: only its cost is added up.
    */
   event(event: StreamEvent): StreamEvent {
     if (event.type !== "usage" || (event.cost !== undefined && !this.ctx.spend.isCompound())) return event;
-    return { ...event, cost: this.ctx.spend.totalCost(event.cost) };
+    const spend = this.ctx.spend;
+    return { ...event, usage: event.cost === undefined ? event.usage : spend.totalUsage(event.usage, event.usage), cost: spend.totalCost(event.cost) };
   }
 
   fail(): void {}

@@ -141,6 +141,8 @@ async function enforceRateLimits(ctx: RequestContext, keyHash: string, setting: 
 async function reserveCredits(ctx: RequestContext, record: ApiKeyRecord & { limit: number }, prompt: PromptSize): Promise<CreditHold | undefined> {
   const size = sizeFor(ctx, ctx.request, prompt);
   if (!size) return undefined;
+  // Sized for this model, unless a router picks one later (then the catalog's dearest: any model is covered).
+  if (!routedByPlugin(ctx, ctx.request)) ctx.spend.reservedModel = ctx.request.model;
   let result;
   try {
     result = await ctx.deps.credits.reserve(record, size.amount, ctx.generationId);

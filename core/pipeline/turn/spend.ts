@@ -19,8 +19,18 @@ export class Spend {
   usage: Usage = emptyUsage();
   cost: Cost = { total: 0, input: 0, output: 0, upstream: null };
   readonly charges: Charge[] = [];
-  /** Turns started (the first is covered by the limits stage's reservation; later ones extend it). */
+  /** Turns started, the request's own and its sub-requests' (core/pipeline/plugins/nested.ts). */
   turns = 0;
+  /**
+   * The request's own turns started. The first runs on the limits stage's reservation, sized for it before any
+   * plugin ran; later ones and every sub-request turn extend the hold by their own worst case first (turn.ts).
+   */
+  ownTurns = 0;
+  /**
+   * The model the reservation was sized for, when it was sized for one model (not a router's choice among all): an
+   * own first turn on another model (a plugin replaced it) holds its own worst case too.
+   */
+  reservedModel: string | undefined;
   /** Turns finished (their usage and cost are in `usage` and `cost`). */
   settledTurns = 0;
   /** How the latest finished turn ended, for the generation record. */
@@ -82,6 +92,15 @@ export class Spend {
     const base = this.settledTurns === 0 ? live : live ? sumCosts(this.cost, live) : this.cost;
     if (!base) return { total: charged, input: 0, output: 0, upstream: null };
     return charged === 0 ? base : { ...base, total: roundUsd(base.total + charged) };
+  }
+
+  /**
+   * `shown` (a reply's usage) with the request's token counts so far, as `totalCost` adds up its cost: the finished
+   * turns', plus `live` (a turn still streaming). Its other fields (server-tool counters, raw) stay as shown.
+   */
+  totalUsage(shown: Usage, live?: Usage): Usage {
+    const base = this.settledTurns === 0 ? live : live ? addUsage(this.usage, live) : this.usage;
+    return base ? { ...shown, input: base.input, output: base.output } : shown;
   }
 
   /** True when what one turn reported is not the whole bill (several turns, or charges). */

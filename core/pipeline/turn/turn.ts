@@ -22,6 +22,18 @@ export function runTurn(ctx: RequestContext, request: CanonicalRequest, options?
   return layer(ctx, ctx.plugins.filter(wrapsTurns), 0)(request, options);
 }
 
+/**
+ * Counts the turn; true for the request's own first turn on the model its reservation was sized for. So a plugin's
+ * sub-requests before it (a fusion panel, a judge) never take the request's own answer's credit: the answer's turn
+ * cannot be refused for credit after they spent (README "Accounting, credits and rate limits").
+ */
+function coveredByReservation(ctx: RequestContext, request: CanonicalRequest): boolean {
+  const spend = ctx.spend;
+  spend.turns++;
+  if (ctx.subRequest || spend.ownTurns++ > 0) return false;
+  return spend.reservedModel === undefined || spend.reservedModel === request.model;
+}
+
 function wrapsTurns(active: ActivePlugin): boolean {
   return active.plugin.hooks.around !== undefined;
 }
@@ -37,9 +49,9 @@ function layer(ctx: RequestContext, wrapping: readonly ActivePlugin[], index: nu
     checkedOutcome(await active.plugin.hooks.around!(active.contextFor(request), options ? (next, own) => inner(next, own ?? options) : inner), source);
 }
 
-/** Routes (or reuses the decision), holds credit for a turn after the first, then calls with fallbacks. */
+/** Routes (or reuses the decision), holds credit for any turn the reservation does not cover, then calls with fallbacks. */
 async function modelTurn(ctx: RequestContext, request: CanonicalRequest, options?: TurnOptions): Promise<Outcome> {
-  if (++ctx.spend.turns > 1) await holdForTurn(ctx, request);
+  if (!coveredByReservation(ctx, request)) await holdForTurn(ctx, request);
   const reused = options?.route ? routeOf(options.route) : undefined;
   const route = reused ?? (await routeTurn(ctx, request));
   if (reused) {

@@ -54,6 +54,14 @@ describe("a finished request", () => {
     expect(await keyUsage(gw)).toBeCloseTo(usageBefore + COST, 12);
   });
 
+  test("the client's own idempotencyKey option sends no header (the README says to pass it in headers): both calls run", async () => {
+    const key = freshKey();
+    await client.chat.completions.create(body(), { idempotencyKey: key });
+    const second = await client.chat.completions.create(body(), { idempotencyKey: key }).withResponse();
+    expect(second.response.headers.get("idempotent-replayed")).toBeNull();
+    expect(upstream.bodies).toHaveLength(2);
+  });
+
   test("the same key with another body is a 409 precondition_failed, and runs nothing", async () => {
     const key = freshKey();
     await client.chat.completions.create(body("first"), withKey(key));

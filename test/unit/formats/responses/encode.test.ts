@@ -139,7 +139,7 @@ describe("encodeResponses", () => {
     expect(result.incomplete_details).toEqual({ reason: "content_filter" });
   });
 
-  test("reasoning text (also as the summary it lacks), signature and refusal content; logprobs on the first output_text", () => {
+  test("reasoning text (no summary: none was asked for), signature and refusal content; logprobs on the first output_text", () => {
     const response = toolTurn({
       parts: [
         { type: "reasoning", text: "thinking", signature: "sig" },
@@ -151,7 +151,7 @@ describe("encodeResponses", () => {
     });
     const result = encodeResponses(response, context());
     expect(result.output).toEqual([
-      { id: "rs_gw_gen-1_0", type: "reasoning", summary: [{ type: "summary_text", text: "thinking" }], content: [{ type: "reasoning_text", text: "thinking" }], signature: "sig" },
+      { id: "rs_gw_gen-1_0", type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: "thinking" }], signature: "sig" },
       {
         id: "msg_gw_gen-1_1",
         type: "message",
@@ -163,6 +163,12 @@ describe("encodeResponses", () => {
         ],
       },
     ]);
+  });
+
+  test("reasoning text with a summary asked for (reasoning.summary): shown as the summary, not as content too", () => {
+    const response = toolTurn({ parts: [{ type: "reasoning", text: "thinking", signature: "sig" }, { type: "text", text: "A" }], finish: { reason: "stop" } });
+    const [item] = encodeResponses(response, context({ reasoning: { summary: "auto" } })).output as unknown[];
+    expect(item).toEqual({ id: "rs_gw_gen-1_0", type: "reasoning", summary: [{ type: "summary_text", text: "thinking" }], signature: "sig" });
   });
 
   test("an error → status failed with error {code, message, metadata} and top-level error_type", () => {

@@ -88,32 +88,63 @@ describe("streamResponses", () => {
     expect(raw.at(-1)).toBe("data: [DONE]\n\n");
   });
 
-  test("reasoning text kind uses reasoning_text events under content part 0, mirrored as the summary (issue 17 item 11)", async () => {
-    const list = await frames([
-      { type: "start", id: "r", model: "m", provider: "p", created: 1 },
-      { type: "reasoning-start", id: "r1" },
-      { type: "reasoning-delta", id: "r1", delta: "think" },
-      { type: "reasoning-end", id: "r1", signature: "sig" },
-      { type: "finish", finish: { reason: "stop" } },
-    ]);
+  const THINKING: StreamEvent[] = [
+    { type: "start", id: "r", model: "m", provider: "p", created: 1 },
+    { type: "reasoning-start", id: "r1" },
+    { type: "reasoning-delta", id: "r1", delta: "think" },
+    { type: "reasoning-end", id: "r1", signature: "sig" },
+    { type: "finish", finish: { reason: "stop" } },
+  ];
+
+  test("reasoning text, no summary asked for: reasoning_text events under content part 0 only, as OpenAI streams it", async () => {
+    const list = await frames(THINKING);
     expect(outline(list).slice(2)).toEqual([
       "response.output_item.added@0",
       "response.content_part.added@0/0",
       "response.reasoning_text.delta@0/0",
-      // No summary of its own: clients that read only summaries (the AI SDK) get the text there.
-      "response.reasoning_summary_part.added@0#0",
-      "response.reasoning_summary_text.delta@0#0",
-      "response.reasoning_summary_text.done@0#0",
-      "response.reasoning_summary_part.done@0#0",
       "response.reasoning_text.done@0/0",
       "response.content_part.done@0/0",
       "response.output_item.done@0",
       "response.completed",
     ]);
     expect(list[3]?.data.part).toEqual({ type: "reasoning_text", text: "" });
-    expect(list[6]?.data.delta).toBe("think");
-    expect(list[8]?.data.part).toEqual({ type: "summary_text", text: "think" });
-    expect(list[11]?.data.item).toEqual({ id: "rs_gw_gen-1_0", type: "reasoning", summary: [{ type: "summary_text", text: "think" }], content: [{ type: "reasoning_text", text: "think" }], signature: "sig" });
+    expect(list[4]?.data.delta).toBe("think");
+    expect(list[7]?.data.item).toEqual({ id: "rs_gw_gen-1_0", type: "reasoning", summary: [], content: [{ type: "reasoning_text", text: "think" }], signature: "sig" });
+  });
+
+  test("reasoning text, a summary asked for (reasoning.summary): the text is streamed as the summary, not as content too", async () => {
+    const list = await frames(THINKING, { reasoning: { summary: "auto" } });
+    expect(outline(list).slice(2)).toEqual([
+      "response.output_item.added@0",
+      "response.reasoning_summary_part.added@0#0",
+      "response.reasoning_summary_text.delta@0#0",
+      "response.reasoning_summary_text.done@0#0",
+      "response.reasoning_summary_part.done@0#0",
+      "response.output_item.done@0",
+      "response.completed",
+    ]);
+    expect(list[4]?.data.delta).toBe("think");
+    expect(list[6]?.data.part).toEqual({ type: "summary_text", text: "think" });
+    expect(list[7]?.data.item).toEqual({ id: "rs_gw_gen-1_0", type: "reasoning", summary: [{ type: "summary_text", text: "think" }], signature: "sig" });
+  });
+
+  test("a summary of the upstream's own and text: each once, in its own place, asked for or not", async () => {
+    const events: StreamEvent[] = [
+      { type: "start", id: "r", model: "m", provider: "p", created: 1 },
+      { type: "reasoning-start", id: "r1" },
+      { type: "reasoning-delta", id: "r1", delta: "Short.", kind: "summary" },
+      { type: "reasoning-delta", id: "r1", delta: "long thinking" },
+      { type: "reasoning-end", id: "r1" },
+      { type: "finish", finish: { reason: "stop" } },
+    ];
+    for (const body of [{}, { reasoning: { summary: "detailed" } }]) {
+      const list = await frames(events, body);
+      const summary = list.filter((f) => f.data.type === "response.reasoning_summary_text.delta").map((f) => f.data.delta);
+      const text = list.filter((f) => f.data.type === "response.reasoning_text.delta").map((f) => f.data.delta);
+      expect({ summary, text }).toEqual({ summary: ["Short."], text: ["long thinking"] });
+      const done = list.find((f) => f.data.type === "response.output_item.done")!;
+      expect(done.data.item).toEqual({ id: "rs_gw_gen-1_0", type: "reasoning", summary: [{ type: "summary_text", text: "Short." }], content: [{ type: "reasoning_text", text: "long thinking" }] });
+    }
   });
 
   test("finish length → message closed incomplete, then response.incomplete", async () => {

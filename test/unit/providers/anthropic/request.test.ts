@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { messagesFormat } from "../../../../core/formats/messages/index.ts";
+import { responsesFormat } from "../../../../core/formats/responses/index.ts";
 import { anthropicHeaders, toAnthropicBody } from "../../../../providers/anthropic/request.ts";
 import { canonicalRequest, target } from "../helpers.ts";
 
@@ -208,5 +209,25 @@ describe("anthropic request: other formats' requests", () => {
     expect(choice({ toolChoice: { type: "none" } })).toEqual({ type: "none" });
     expect(choice({ toolChoice: { type: "tool", name: "f", disableParallel: true } })).toEqual({ type: "tool", name: "f", disable_parallel_tool_use: true });
     expect(choice({})).toBeUndefined();
+  });
+});
+
+describe("anthropic request: signed thinking a Responses client sent back", () => {
+  test("as its summary only (the text was shown as the summary it asked for): the summary is the thinking", () => {
+    const request = responsesFormat.decode(
+      {
+        model: "anthropic/claude-sonnet-4.5",
+        reasoning: { summary: "auto" },
+        input: [
+          { role: "user", content: "Weather in SF?" },
+          { type: "reasoning", id: "rs_gw_gen-1_0", summary: [{ type: "summary_text", text: "Need the tool." }], signature: SIGNATURE, format: "anthropic-claude-v1" },
+          { type: "message", role: "assistant", content: [{ type: "output_text", text: "Foggy." }] },
+          { role: "user", content: "Thanks!" },
+        ],
+      },
+      new Headers(),
+    );
+    const body = toAnthropicBody(request, target({ upstreamModel: "claude-sonnet-4-5-20250929" }), false) as { messages: Array<{ content: unknown[] }> };
+    expect(body.messages[1]!.content[0]).toEqual({ type: "thinking", thinking: "Need the tool.", signature: SIGNATURE });
   });
 });
