@@ -9,6 +9,7 @@ import type { CanonicalResponse, FinishReason, ResponseError } from "../../model
 import type { Cost, Usage } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
 import { serverToolUseDetails } from "../shared/server-tool-usage.ts";
+import { clientSpelling } from "../shared/tool-spelling.ts";
 import { outputItems } from "./output-items.ts";
 
 /** Result `service_tier` values (spec; `fast` is reported as `priority`). */
@@ -121,6 +122,7 @@ export function resultObject(response: CanonicalResponse, ctx: EncodeContext, co
     output: outputItems(response.parts, {
       generationId: ctx.generationId,
       messageStatus: terminal.status === "completed" ? "completed" : "incomplete",
+      shownAs: (type) => clientSpelling(ctx.request, type),
       ...(response.logprobs ? { logprobs: response.logprobs } : {}),
     }),
     error: response.error ? errorObject(response.error) : null,
