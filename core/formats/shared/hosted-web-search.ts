@@ -37,7 +37,8 @@ export function hostedWebSearchTool(entry: Record<string, unknown>, keepSpelling
     const { allowed_domains: allowed, blocked_domains: blocked, ...other } = filters;
     if (allowed !== undefined && allowed !== null) parameters.allowed_domains = allowed;
     if (blocked !== undefined && blocked !== null) parameters.excluded_domains = blocked;
-    for (const key of Object.keys(defined(other))) parameters[`filters.${key}`] = other[key];
+    // A filter OpenAI may add later has no meaning here: kept, so the search's parameter check names it (a 400).
+    if (Object.keys(defined(other)).length > 0) parameters.filters = defined(other);
   } else if (filters !== undefined && filters !== null) parameters.filters = filters;
   const tool: Extract<Tool, { kind: "server" }> = { kind: "server", type: "service:web_search" };
   if (Object.keys(parameters).length > 0) tool.parameters = parameters;

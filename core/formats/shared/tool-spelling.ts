@@ -5,8 +5,7 @@
  * under another spelling (the peer's, or a client's hosted-tool type such as OpenAI's `web_search`) keeps it in the
  * canonical tool's `spelling`, and the encoders show its calls as that client expects them (README "Server tools").
  */
-import type { StopCondition } from "../../model/request.ts";
-import type { CanonicalRequest } from "../../model/request.ts";
+import type { CanonicalRequest, StopCondition } from "../../model/request.ts";
 
 export const SERVICE_PREFIX = "service:";
 /** The peer gateway's prefix for the same tools. */

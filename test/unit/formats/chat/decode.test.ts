@@ -289,5 +289,7 @@ describe("decodeChat tools in the clients' own spellings", () => {
   test("OpenAI's web search filters become the search's domain lists", () => {
     const request = decode({ messages, tools: [{ type: "web_search", filters: { allowed_domains: ["a.example"], blocked_domains: ["b.example"] }, external_web_access: true }] });
     expect(request.tools).toEqual([{ kind: "server", type: "service:web_search", parameters: { allowed_domains: ["a.example"], excluded_domains: ["b.example"] } }]);
+    const unknown = decode({ messages, tools: [{ type: "web_search", filters: { allowed_domains: null, regions: ["eu"] } }] });
+    expect(unknown.tools).toEqual([{ kind: "server", type: "service:web_search", parameters: { filters: { regions: ["eu"] } } }]);
   });
 });
