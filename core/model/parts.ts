@@ -64,6 +64,11 @@ export interface ToolResultPart {
   callId: string;
   /** Plain text, or structured parts (text / image) for upstreams that accept rich tool results. */
   content: string | Array<TextPart | ImagePart>;
+  /**
+   * Tools a client-side tool search found, by name (Messages `tool_reference` blocks): each deferred tool named here
+   * is loaded from then on (core/tools/declared.ts, providers/shared/deferred-tools.ts).
+   */
+  toolReferences?: string[];
   isError?: boolean;
   name?: string;
   cache?: CacheMark;

@@ -15,8 +15,25 @@ export type Tool =
       async?: boolean;
       deferLoading?: boolean;
       cache?: CacheMark;
+      /**
+       * The upstream's own tool this function stands for (Anthropic's `web_search_20250305` a client declared, which
+       * the gateway otherwise runs under this function's name): an adapter whose upstream has that tool sends it
+       * instead, and reports the upstream's runs as server-tool parts.
+       */
+      upstreamTool?: { type: string; parameters?: Record<string, unknown> };
     }
-  | { kind: "server"; type: string; parameters?: Record<string, unknown> };
+  | {
+      kind: "server";
+      type: string;
+      parameters?: Record<string, unknown>;
+      /**
+       * The type as the client wrote it, when that is not ours: the peer's `openrouter:datetime`, OpenAI's hosted
+       * `web_search`. Its calls are shown to the client in that spelling (core/formats/shared/tool-spelling.ts).
+       */
+      spelling?: string;
+      /** `defer_loading` on a server-tool entry (only a search tool's own deferral means anything: a 400). */
+      deferLoading?: boolean;
+    };
 
 export type ToolChoice =
   | { type: "auto" }

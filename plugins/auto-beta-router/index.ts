@@ -8,17 +8,18 @@ import { Type } from "@sinclair/typebox";
 import { definePlugin } from "../../core/sdk/index.ts";
 import { autoRoute, COST_TIERS, type CostTier } from "../router-kit/auto.ts";
 import { asksFor } from "../router-kit/choose.ts";
-import { literals, ModelPatterns, ROUTER_PRIORITY } from "../router-kit/options.ts";
+import { literals, ModelPatterns, ROUTER_PRIORITY, routerSlugs } from "../router-kit/options.ts";
 
 export const AUTO_BETA_ROUTER_MODEL = "service/auto-beta";
 export const DEFAULT_TRADEOFF = 9;
 const ID = "auto-beta-router";
+const SLUGS = routerSlugs(AUTO_BETA_ROUTER_MODEL);
 
 export default definePlugin({
   id: ID,
   description: "Chooses a model for the prompt's task, trading quality against price (model service/auto-beta).",
   priority: ROUTER_PRIORITY,
-  models: [AUTO_BETA_ROUTER_MODEL],
+  models: SLUGS,
   optionsSchema: Type.Object(
     {
       allowed_models: Type.Optional(ModelPatterns),
@@ -30,7 +31,7 @@ export default definePlugin({
   ),
   hooks: {
     async pre(ctx) {
-      if (!asksFor(ctx, ID, [AUTO_BETA_ROUTER_MODEL])) return;
+      if (!asksFor(ctx, ID, SLUGS)) return;
       const tradeoff = typeof ctx.options.cost_quality_tradeoff === "number" ? ctx.options.cost_quality_tradeoff : DEFAULT_TRADEOFF;
       await autoRoute(ctx, { pluginId: ID, tradeoff });
     },

@@ -9,17 +9,18 @@ import { Type } from "@sinclair/typebox";
 import { definePlugin } from "../../core/sdk/index.ts";
 import { autoRoute, COST_TIERS, type CostTier } from "../router-kit/auto.ts";
 import { asksFor } from "../router-kit/choose.ts";
-import { literals, ModelPatterns, ROUTER_PRIORITY } from "../router-kit/options.ts";
+import { literals, ModelPatterns, ROUTER_PRIORITY, routerSlugs } from "../router-kit/options.ts";
 import { pinnedModel, rememberingStream, rememberPin } from "../router-kit/pin.ts";
 
 export const AUTO_ROUTER_MODEL = "service/auto";
 const ID = "auto-router";
+const SLUGS = routerSlugs(AUTO_ROUTER_MODEL);
 
 export default definePlugin({
   id: ID,
   description: "Chooses the best model for the prompt's task (model service/auto).",
   priority: ROUTER_PRIORITY,
-  models: [AUTO_ROUTER_MODEL],
+  models: SLUGS,
   optionsSchema: Type.Object(
     {
       allowed_models: Type.Optional(ModelPatterns),
@@ -31,7 +32,7 @@ export default definePlugin({
   ),
   hooks: {
     async pre(ctx) {
-      if (!asksFor(ctx, ID, [AUTO_ROUTER_MODEL])) return;
+      if (!asksFor(ctx, ID, SLUGS)) return;
       const pinned = ctx.options.pin_model === true ? await pinnedModel(ctx) : undefined;
       ctx.state.set("chosen", await autoRoute(ctx, { pluginId: ID, tradeoff: undefined, pinned }));
     },

@@ -12,12 +12,13 @@ import { Type } from "@sinclair/typebox";
 import { definePlugin } from "../../core/sdk/index.ts";
 import { catalogModels, pricePercentiles, qualityOf, type Candidate } from "../router-kit/candidates.ts";
 import { applyChoice, asksFor, noModels } from "../router-kit/choose.ts";
-import { literals, ROUTER_PRIORITY } from "../router-kit/options.ts";
+import { literals, ROUTER_PRIORITY, routerSlugs } from "../router-kit/options.ts";
 import { frontier, tierOf, type Tier } from "./frontier.ts";
 import { keepSticky, sessionKey, stickyModel, STICKY_TTL_MS } from "./sticky.ts";
 
 export const PARETO_ROUTER_MODEL = "service/pareto-code";
 const NITRO = `${PARETO_ROUTER_MODEL}:nitro`;
+const SLUGS = routerSlugs(PARETO_ROUTER_MODEL, NITRO);
 const ID = "pareto-router";
 export const DEFAULT_MIN_CODING_SCORE = 0.66;
 const TIER_ORDER: readonly Tier[] = ["low", "medium", "high"];
@@ -26,7 +27,7 @@ export default definePlugin({
   id: ID,
   description: "Chooses from the price/coding-quality frontier (model service/pareto-code).",
   priority: ROUTER_PRIORITY,
-  models: [PARETO_ROUTER_MODEL, NITRO],
+  models: SLUGS,
   optionsSchema: Type.Object(
     {
       min_coding_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -37,8 +38,8 @@ export default definePlugin({
   ),
   hooks: {
     async pre(ctx) {
-      if (!asksFor(ctx, ID, [PARETO_ROUTER_MODEL, NITRO])) return;
-      const nitro = ctx.request.model === NITRO;
+      if (!asksFor(ctx, ID, SLUGS)) return;
+      const nitro = ctx.request.model?.endsWith(":nitro") === true;
       const source = ctx.options.price_source === "weighted_avg" ? "weighted_avg" : "prompt";
       const priceOf = (c: Candidate) => (source === "prompt" ? c.promptPrice : c.price);
       const catalog = catalogModels(ctx);

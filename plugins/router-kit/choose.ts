@@ -32,7 +32,7 @@ export function requestedOf(ctx: PluginContext, pluginId: string): string {
  */
 export function asksFor(ctx: PluginContext, pluginId: string, slugs: readonly string[], modelsAreCandidates = false): boolean {
   const model = ctx.request.model;
-  if (model !== undefined) return slugs.includes(model);
+  if (model !== undefined) return slugs.includes(model) && ctx.catalog.model(model) === undefined;
   if (ctx.request.models.length > 0 && !modelsAreCandidates) return false;
   return ctx.request.plugins.some((entry) => entry.id === pluginId && entry.enabled !== false);
 }

@@ -135,10 +135,15 @@ function fileBlock(part: FilePart): WireBlockParam {
 }
 
 function toolResultBlock(part: ToolResultPart): WireBlockParam {
-  const content =
+  let content: string | WireBlockParam[] =
     typeof part.content === "string"
       ? part.content
       : part.content.map((inner) => (inner.type === "text" ? withCache({ type: "text", text: inner.text }, inner.cache) : imageBlock(inner)));
+  // Tools a client-side tool search found go back as they came: Anthropic loads the deferred tools they name.
+  if (part.toolReferences !== undefined) {
+    const references = part.toolReferences.map((name) => ({ type: "tool_reference", tool_name: name }));
+    content = typeof content === "string" ? [...(content === "" ? [] : [{ type: "text", text: content }]), ...references] : [...content, ...references];
+  }
   const block: WireBlockParam = { type: "tool_result", tool_use_id: wireToolId(part.callId), content };
   if (part.isError) block.is_error = true;
   return withCache(block, part.cache);

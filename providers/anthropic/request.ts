@@ -13,7 +13,7 @@ import { warnUnsupported } from "../shared/warnings.ts";
 import { toWireMessages, toWireSystem } from "./messages.ts";
 import { readAnthropicOptions } from "./options.ts";
 import { applyThinking } from "./thinking.ts";
-import { nativeWebSearchTool } from "./web-search-tool.ts";
+import { nativeWebSearchTool, ownTypedTool } from "./web-search-tool.ts";
 import type { WireRequestBody, WireToolChoice } from "./wire.ts";
 
 /**
@@ -126,6 +126,8 @@ function wireTool(tool: Tool, i: number, warnings: Warning[]): Array<Record<stri
     // Anthropic's own typed tools (web_search_20250305, bash_20250124, …) go back exactly as the client sent them.
     return [{ type: tool.type, ...tool.parameters }];
   }
+  const typed = ownTypedTool(tool);
+  if (typed) return [typed];
   const out: Record<string, unknown> = { name: tool.name, input_schema: tool.parameters ?? { type: "object", properties: {} } };
   if (tool.description !== undefined) out.description = tool.description;
   if (tool.cache !== undefined) out.cache_control = { ...tool.cache };

@@ -2,6 +2,7 @@
  * `service:web_search` with `engine: "native"` → Anthropic's own web search tool (`web_search_20250305`): Anthropic
  * searches during the turn and reports it as `server_tool_use` + `web_search_tool_result` blocks (./web-search-blocks.ts).
  */
+import type { Tool } from "../../core/model/request.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import { bareDomain, nativeWebSearchParameters, type ServerTool } from "../shared/native-tools.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
@@ -28,4 +29,14 @@ export function nativeWebSearchTool(tool: ServerTool, index: number, warnings: W
   } else if (blocked.length > 0) out.blocked_domains = blocked;
   if (parameters.user_location !== undefined) out.user_location = { ...parameters.user_location };
   return out;
+}
+
+/**
+ * A function standing for one of Anthropic's own typed tools (`web_search_20250305`, `web_fetch_20250910`, …; the
+ * gateway runs it on other upstreams, core/tools/upstream-equivalents.ts): Anthropic gets that tool exactly as the
+ * client declared it, and runs it. Undefined for any other function.
+ */
+export function ownTypedTool(tool: Tool): Record<string, unknown> | undefined {
+  if (tool.kind !== "function" || tool.upstreamTool === undefined) return undefined;
+  return { type: tool.upstreamTool.type, ...tool.upstreamTool.parameters };
 }

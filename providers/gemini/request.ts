@@ -6,6 +6,7 @@
 import type { CanonicalRequest, ReasoningSettings } from "../../core/model/request.ts";
 import { warn, type Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
+import { resolveDeferredTools } from "../shared/deferred-tools.ts";
 import { refuseNativeServerTool } from "../shared/native-tools.ts";
 import { warnAsyncTools, warnMessageNames, warnSpeed } from "../shared/request-fields.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
@@ -28,7 +29,8 @@ export function geminiHeaders(target: UpstreamTarget): Record<string, string> {
 }
 
 /** Builds the exact body POSTed upstream (the same for both operations; streaming is chosen by the URL). */
-export function toGeminiBody(request: CanonicalRequest, target: UpstreamTarget): GeminiRequestBody {
+export function toGeminiBody(canonical: CanonicalRequest, target: UpstreamTarget): GeminiRequestBody {
+  const request = resolveDeferredTools(canonical, "gemini");
   const warnings = request.warnings;
   const options = readGeminiOptions(target.options, target.upstreamModel);
   const body: GeminiRequestBody = { contents: toContents(request.messages, warnings, options.signaturePlaceholder) };

@@ -7,6 +7,7 @@
 import type { CanonicalRequest, Tool, ToolChoice } from "../../core/model/request.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
+import { resolveDeferredTools } from "../shared/deferred-tools.ts";
 import { isNativeWebSearch } from "../shared/native-tools.ts";
 import { warnMessageNames, warnNonTextModalities, warnSpeed } from "../shared/request-fields.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
@@ -22,7 +23,9 @@ const UPSTREAM_VERBOSITY: ReadonlySet<string> = new Set(["low", "medium", "high"
 const ENCRYPTED_REASONING = "reasoning.encrypted_content";
 
 /** Builds the exact body POSTed to `${baseUrl}/responses`. */
-export function toResponsesBody(request: CanonicalRequest, target: UpstreamTarget, stream: boolean): ResponsesRequestBody {
+export function toResponsesBody(canonical: CanonicalRequest, target: UpstreamTarget, stream: boolean): ResponsesRequestBody {
+  // OpenAI defers tools only for its own tool search, which the gateway never sends.
+  const request = resolveDeferredTools(canonical, "openai-responses");
   const warnings = request.warnings;
   const body: ResponsesRequestBody = { model: target.upstreamModel, input: toInputItems(request.messages, warnings), store: false };
   const instructions = request.system.map((part) => part.text).join("\n\n");

@@ -6,6 +6,7 @@
 import type { CanonicalRequest, OutputFormat, Tool, ToolChoice } from "../../core/model/request.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
 import type { Warning } from "../../core/model/warnings.ts";
+import { resolveDeferredTools } from "../shared/deferred-tools.ts";
 import { refuseNativeServerTool } from "../shared/native-tools.ts";
 import { warnAsyncTools, warnSpeed } from "../shared/request-fields.ts";
 import { warnUnsupported } from "../shared/warnings.ts";
@@ -14,7 +15,8 @@ import { readOpenAIOptions } from "./options.ts";
 import type { ChatRequestBody, WireTool } from "./wire.ts";
 
 /** Builds the exact body POSTed to `${baseUrl}/chat/completions`. */
-export function toChatBody(request: CanonicalRequest, target: UpstreamTarget, stream: boolean): ChatRequestBody {
+export function toChatBody(canonical: CanonicalRequest, target: UpstreamTarget, stream: boolean): ChatRequestBody {
+  const request = resolveDeferredTools(canonical, "openai");
   const warnings = request.warnings;
   const options = readOpenAIOptions(target.options);
   const body: ChatRequestBody = { model: target.upstreamModel, messages: toWireMessages(request.system, request.messages, warnings) };
@@ -54,7 +56,6 @@ function toWireTools(tools: Tool[], warnings: Warning[]): WireTool[] {
     if (tool.parameters !== undefined) fn.parameters = tool.parameters;
     if (tool.strict !== undefined) fn.strict = tool.strict;
     if (tool.cache !== undefined) warnUnsupported(warnings, "cache_control", "Cache marks are not supported by chat completions and were not sent");
-    if (tool.deferLoading === true) warnUnsupported(warnings, `tools[${i}].defer_loading`, "defer_loading is not supported by chat completions; the tool was sent eagerly");
     out.push({ type: "function", function: fn });
   });
   return out;

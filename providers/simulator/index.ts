@@ -9,7 +9,9 @@ import type { CanonicalResponse } from "../../core/model/response.ts";
 import { defineProvider } from "../../core/registry/define.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { mapUpstreamError } from "../shared/errors.ts";
+import { resolveDeferredTools } from "../shared/deferred-tools.ts";
 import { refuseNativeServerTools } from "../shared/native-tools.ts";
+import { warnUnsupported } from "../shared/warnings.ts";
 import { planEvents } from "./canonical-events.ts";
 import { simulate } from "./engine.ts";
 import { simRequestFromCanonical } from "./from-canonical.ts";
@@ -24,7 +26,11 @@ import { SIMULATOR_PARAMETERS } from "./parameters.ts";
  */
 async function stream(call: ProviderCall): Promise<EventStream> {
   refuseNativeServerTools(call.request.tools, "simulator"); // it has no search of its own: a 400, not a silent drop
-  const request = simRequestFromCanonical(call.request);
+  // An upstream's own typed tool (Anthropic's web_search_20250305 when the gateway cannot stand in for it) is not run.
+  call.request.tools.forEach((tool, index) => {
+    if (tool.kind === "server") warnUnsupported(call.request.warnings, `tools[${index}]`, `Server tool ${tool.type} cannot be run by the simulator and was not sent`);
+  });
+  const request = simRequestFromCanonical(resolveDeferredTools(call.request, "simulator"));
   // The "upstream body" of an in-process upstream is what the engine receives.
   call.onUpstreamBody?.(request);
   const plan = simulate(request, call.target.options as SimulatorOptions);

@@ -2,6 +2,8 @@
 import { errors } from "../../errors.ts";
 import type { OutputFormat, ReasoningSettings, SamplingSettings, Tool, ToolChoice } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
+import { hostedWebSearchTool } from "../shared/hosted-web-search.ts";
+import { isServiceSpelling, serviceType } from "../shared/tool-spelling.ts";
 import type { ChatRequest } from "./schema.ts";
 
 type FunctionTool = Extract<Tool, { kind: "function" }>;
@@ -18,7 +20,10 @@ export function assignDefined<T extends object>(target: T, values: { [K in keyof
   return target;
 }
 
-/** `tools`: function tools are client-run; `service:*` tools are server tools the gateway runs. */
+/**
+ * `tools`: function tools are client-run; `service:*` (or the peer's `openrouter:*`) tools are server tools the
+ * gateway runs; OpenAI's hosted web search is `service:web_search` (../shared/hosted-web-search.ts).
+ */
 export function decodeTools(tools: ChatRequest["tools"]): Tool[] {
   return (tools ?? []).map((tool): Tool => {
     if ("function" in tool) {
@@ -29,26 +34,29 @@ export function decodeTools(tools: ChatRequest["tools"]): Tool[] {
           description: fn.description,
           parameters: fn.parameters,
           strict: fn.strict,
+          deferLoading: tool.defer_loading ?? fn.defer_loading,
           cache: tool.cache_control && { ...tool.cache_control },
         },
       );
     }
-    if (tool.type.startsWith("service:")) {
-      const server = tool as { type: string; parameters?: Record<string, unknown> };
-      return assignDefined<ServerTool>({ kind: "server", type: server.type }, { parameters: server.parameters });
+    if (isServiceSpelling(tool.type)) {
+      const server = tool as { type: string; parameters?: Record<string, unknown>; defer_loading?: boolean };
+      const type = serviceType(server.type);
+      return assignDefined<ServerTool>(
+        { kind: "server", type },
+        { parameters: server.parameters, spelling: type === server.type ? undefined : server.type, deferLoading: server.defer_loading },
+      );
     }
-    // A web search shorthand: the gateway's own web search, its other fields as parameters.
-    const { type: _shorthand, ...parameters } = tool as Record<string, unknown>;
-    return Object.keys(parameters).length > 0 ? { kind: "server", type: "service:web_search", parameters } : { kind: "server", type: "service:web_search" };
+    return hostedWebSearchTool(tool as Record<string, unknown>, false);
   });
 }
 
-/** `tool_choice`: `none` | `auto` | `required` | `{type: function, function: {name}}`. */
+/** `tool_choice`: `none` | `auto` | `required` | `{type: function, function: {name}}` | `{type: "service:<name>"}`. */
 export function decodeToolChoice(choice: ChatRequest["tool_choice"]): ToolChoice | undefined {
   if (choice === undefined) return undefined;
   if (typeof choice === "string") return { type: choice };
   // A server tool is forced by its type; the agent loop maps it to the name the model sees.
-  return "function" in choice ? { type: "tool", name: choice.function.name } : { type: "tool", name: choice.type };
+  return "function" in choice ? { type: "tool", name: choice.function.name } : { type: "tool", name: serviceType(choice.type) };
 }
 
 /** `response_format` → output format. */

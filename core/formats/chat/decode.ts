@@ -1,6 +1,7 @@
 /** Chat-completions body → canonical request (spec "Chat-completions request", "Limits"; ARCHITECTURE §3). */
 import { foldRoute } from "../shared/route.ts";
 import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
+import { serviceStopConditions } from "../shared/tool-spelling.ts";
 import { errors } from "../../errors.ts";
 import type { CanonicalRequest, ServiceTier } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
@@ -59,7 +60,7 @@ export function decodeChat(body: Record<string, unknown>, headers: Headers): Can
     provider: foldRoute(req.provider, req.route),
     serviceTier: decodeServiceTier(req.service_tier),
     sessionId: decodeSessionId(req.session_id, headers),
-    stopWhen: req.stop_server_tools_when,
+    stopWhen: serviceStopConditions(req.stop_server_tools_when),
     cache: decodeCache(req),
     metadata: checkMetadata(req.metadata),
     user: req.user,

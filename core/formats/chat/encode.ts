@@ -7,6 +7,8 @@ import type { AlignmentReport, CanonicalResponse } from "../../model/response.ts
 import { chatError, type ChatError } from "./error.ts";
 import { chatFinishReason, nativeFinishReason, type ChatFinishReason } from "./finish.ts";
 import { encodeReasoningDetails, reasoningText, type ReasoningDetailOut } from "./reasoning-details.ts";
+import type { CanonicalRequest } from "../../model/request.ts";
+import { peerSpelling } from "../shared/tool-spelling.ts";
 import { serverToolCallOut, type ChatServerToolCallOut } from "./server-tool-calls.ts";
 import { chatUsage, type ChatUsage } from "./usage.ts";
 
@@ -102,7 +104,7 @@ function messageAnnotations(texts: readonly TextPart[]): unknown[] {
  * Builds the assistant message; `content` is null when no text was produced (e.g. only tool calls). The text of
  * every turn of the agent loop is joined into one `content`, as a streamed reply's deltas concatenate.
  */
-export function chatMessage(parts: readonly Part[]): ChatMessageOut {
+export function chatMessage(parts: readonly Part[], request?: Pick<CanonicalRequest, "tools">): ChatMessageOut {
   const texts: TextPart[] = ofType(parts, "text");
   const reasoning: ReasoningPart[] = ofType(parts, "reasoning");
   const calls: ToolCallPart[] = ofType(parts, "tool-call");
@@ -126,7 +128,7 @@ export function chatMessage(parts: readonly Part[]): ChatMessageOut {
       function: { name: call.name, arguments: call.arguments },
     }));
   }
-  if (serverTools.length > 0) message.server_tool_calls = serverTools.map(serverToolCallOut);
+  if (serverTools.length > 0) message.server_tool_calls = serverTools.map((part) => serverToolCallOut(part, request && peerSpelling(request, part.name)));
   const annotations = messageAnnotations(texts);
   if (annotations.length > 0) message.annotations = annotations;
   if (images.length > 0) message.images = images.map((image) => ({ type: "image_url", image_url: { url: image.url } }));
@@ -152,7 +154,7 @@ export function encodeChat(response: CanonicalResponse, ctx: EncodeContext): Cha
         finish_reason: chatFinishReason(response.finish),
         native_finish_reason: nativeFinishReason(response.finish),
         logprobs: response.logprobs?.length ? { content: response.logprobs, refusal: null } : null,
-        message: chatMessage(response.parts),
+        message: chatMessage(response.parts, ctx.request),
       },
     ],
     usage: chatUsage(response.usage, response.cost),

@@ -8,8 +8,13 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
 import * as R from "../shared/ranges.ts";
 import { ChatMessageSchema, TextContentSchema } from "./schema-messages.ts";
+import { WEB_SEARCH_SHORTHANDS } from "../shared/hosted-web-search.ts";
 
-/** Function tool `{type: function, function: {name, description, parameters, strict}}`. */
+/**
+ * Function tool `{type: function, function: {name, description, parameters, strict}}`. `defer_loading` (beside
+ * `cache_control`, or inside `function` as Responses clients write it) withholds the tool until `service:tool_search`
+ * finds it, as on Responses.
+ */
 export const FunctionToolSchema = Type.Object({
   type: Type.Literal("function"),
   function: Type.Object({
@@ -17,27 +22,30 @@ export const FunctionToolSchema = Type.Object({
     description: Type.Optional(Type.String()),
     parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     strict: Type.Optional(Nullable(Type.Boolean())),
+    defer_loading: Type.Optional(Type.Boolean()),
   }),
   cache_control: Type.Optional(CacheControlSchema),
+  defer_loading: Type.Optional(Type.Boolean()),
 });
 
-/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4). */
+/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4); `openrouter:<name>` is the same tool. */
 export const ServerToolSchema = Type.Object({
-  type: Type.String({ pattern: "^service:" }),
+  type: Type.String({ pattern: "^(?:service|openrouter):" }),
   parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  defer_loading: Type.Optional(Type.Boolean()),
 });
-
-/** OpenAI's hosted web search shorthands, which the gateway runs as `service:web_search` (reference §1a). */
-export const WEB_SEARCH_SHORTHANDS = ["web_search", "web_search_preview", "web_search_preview_2025_03_11", "web_search_2025_08_26"] as const;
 
 /** `{type: "web_search", search_context_size?, user_location?, ...}`: its other fields are the tool's parameters. */
 export const WebSearchShorthandSchema = Type.Object({ type: StringEnum([...WEB_SEARCH_SHORTHANDS]) }, { additionalProperties: true });
 
-/** `tool_choice`: `none` | `auto` | `required` | `{type: function, function: {name}}` | `{type: "service:<name>"}` (force a server tool). */
+/**
+ * `tool_choice`: `none` | `auto` | `required` | `{type: function, function: {name}}` | `{type: "service:<name>"}`
+ * (force a server tool; `openrouter:<name>` is the same).
+ */
 export const ToolChoiceSchema = Type.Union([
   StringEnum(["none", "auto", "required"]),
   Type.Object({ type: Type.Literal("function"), function: Type.Object({ name: Type.String() }) }),
-  Type.Object({ type: Type.String({ pattern: "^service:" }) }),
+  Type.Object({ type: Type.String({ pattern: "^(?:service|openrouter):" }) }),
 ]);
 
 /** `response_format`: text, json_object or json_schema. */

@@ -33,9 +33,9 @@ export interface ChatServerToolCallDelta {
   error?: string;
 }
 
-/** The result entry of one part. */
-export function serverToolCallOut(part: ServerToolPart): ChatServerToolCallOut {
-  const out: ChatServerToolCallOut = { id: part.id, type: part.name, call_id: part.callId, arguments: part.arguments, status: part.status };
+/** The result entry of one part; `shownAs` is the tool's type as the client declared it (`openrouter:<tool>`), else ours. */
+export function serverToolCallOut(part: ServerToolPart, shownAs = part.name): ChatServerToolCallOut {
+  const out: ChatServerToolCallOut = { id: part.id, type: shownAs, call_id: part.callId, arguments: part.arguments, status: part.status };
   if (part.result !== undefined) out.result = part.result;
   if (part.error !== undefined) out.error = part.error;
   return out;

@@ -13,6 +13,7 @@ import type { ChatChunk, ChatDelta } from "./chunk.ts";
 import { chatError } from "./error.ts";
 import { chatFinishReason, nativeFinishReason } from "./finish.ts";
 import { detailCommon, type ReasoningDetailOut } from "./reasoning-details.ts";
+import { peerSpelling } from "../shared/tool-spelling.ts";
 import { serverToolEndDelta, serverToolStartDelta } from "./server-tool-calls.ts";
 import { chatUsage } from "./usage.ts";
 
@@ -110,8 +111,9 @@ export class ChatStreamEncoder {
       }
       case "server-tool-start": {
         const index = this.serverTools.size;
-        this.serverTools.set(event.id, { index, name: event.name, running: true });
-        return [this.choiceChunk({ server_tool_calls: [serverToolStartDelta(index, event)] })];
+        const name = peerSpelling(this.ctx.request, event.name) ?? event.name;
+        this.serverTools.set(event.id, { index, name, running: true });
+        return [this.choiceChunk({ server_tool_calls: [serverToolStartDelta(index, { ...event, name })] })];
       }
       case "server-tool-end": {
         const tool = this.serverTools.get(event.id);

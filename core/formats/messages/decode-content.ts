@@ -159,6 +159,7 @@ function toolResultPart(block: ToolResultBlock, at: string, toolNames: ReadonlyM
     content.forEach((inner, k) => {
       const innerAt = `${at}.content[${k}]`;
       if (inner.type === "text") parts.push(textPart(inner));
+      else if (inner.type === "tool_reference") (part.toolReferences ??= []).push(inner.tool_name);
       else if (inner.type === "image") {
         const image = imagePart(inner, innerAt, warnings);
         if (image.type === "image") parts.push(image);

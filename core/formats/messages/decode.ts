@@ -5,6 +5,7 @@
  */
 import { errors } from "../../errors.ts";
 import { foldRoute } from "../shared/route.ts";
+import { isServiceSpelling, serviceType, serviceStopConditions } from "../shared/tool-spelling.ts";
 import type { CanonicalRequest, OutputFormat, ReasoningSettings, SamplingSettings, ServiceTier, Tool, ToolChoice } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import { assignDefined } from "../chat/decode-options.ts";
@@ -52,7 +53,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>, headers: He
     speed: req.speed,
     serviceTier: serviceTierOf(req.service_tier),
     sessionId: sessionIdOf(req, headers),
-    stopWhen: req.stop_server_tools_when,
+    stopWhen: serviceStopConditions(req.stop_server_tools_when),
     cache: req.cache_control ? { control: { ...req.cache_control } } : undefined,
     user: userOf(req, warnings),
     trace: req.trace,
@@ -78,8 +79,12 @@ function fallbackModels(req: MessagesRequest): string[] {
 }
 
 type FunctionTool = Extract<Tool, { kind: "function" }>;
+type ServerTool = Extract<Tool, { kind: "server" }>;
 
-/** Client tools (with `input_schema`) are functions; `service:*` and Anthropic's typed tools are server tools. */
+/**
+ * Client tools (with `input_schema`) are functions; `service:*` (or the peer's `openrouter:*`) and Anthropic's typed
+ * tools are server tools.
+ */
 function decodeTools(tools: MessagesRequest["tools"]): Tool[] {
   return (tools ?? []).map((tool): Tool => {
     if ("input_schema" in tool) {
@@ -94,9 +99,15 @@ function decodeTools(tools: MessagesRequest["tools"]): Tool[] {
       );
     }
     const { type, parameters, ...rest } = tool;
-    // An Anthropic typed tool keeps its own fields (name, max_uses, …) as parameters so the adapter can rebuild it.
-    const params = type.startsWith("service:") ? parameters : { ...rest, ...parameters };
-    return params === undefined ? { kind: "server", type } : { kind: "server", type, parameters: params };
+    if (isServiceSpelling(type)) {
+      const ours = serviceType(type);
+      const deferred = (rest as Record<string, unknown>).defer_loading;
+      const deferLoading = typeof deferred === "boolean" ? deferred : undefined;
+      return assignDefined<ServerTool>({ kind: "server", type: ours }, { parameters, spelling: ours === type ? undefined : type, deferLoading });
+    }
+    // An Anthropic typed tool keeps its own fields (name, max_uses, defer_loading …) as parameters so the adapter can
+    // rebuild it.
+    return { kind: "server", type, parameters: { ...rest, ...parameters } };
   });
 }
 

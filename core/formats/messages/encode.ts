@@ -7,6 +7,7 @@ import { containerField } from "./container-field.ts";
 import { isAnthropicReasoning, signatureFor } from "./reasoning-token.ts";
 import { citationsOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
 import { imageBlockOf } from "./image-block.ts";
+import { peerSpelling } from "../shared/tool-spelling.ts";
 import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
 
 /** Text of a reasoning part as one `thinking` string (raw reasoning, then any summaries). */
@@ -48,10 +49,11 @@ export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeCon
       }
       case "server-tool": {
         // The call, then its result right after it (the stream encoder keeps each pair adjacent too).
-        const { block, valid } = serverToolUseBlock(part);
+        const shownAs = peerSpelling(ctx.request, part.name);
+        const { block, valid } = serverToolUseBlock(part, shownAs);
         if (!valid) warn(warnings, "approximated", `content[${i}].input`, `Arguments of server tool call ${part.id} were not a JSON object; sent as {}`);
         content.push(block);
-        if (hasResultBlock(part)) content.push(serverToolResultBlock(part));
+        if (hasResultBlock(part)) content.push(serverToolResultBlock(part, shownAs));
         return;
       }
       case "image":

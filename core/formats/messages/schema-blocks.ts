@@ -69,13 +69,19 @@ export const ToolUseBlockSchema = Type.Object(
   Open,
 );
 
-/** The client's result for one tool call; `content` is a string or text / image / document blocks. */
+/**
+ * A tool a client-side tool search found (Anthropic's `tool_reference`): inside a `tool_result`, it loads that
+ * deferred tool (`defer_loading: true`) for the rest of the conversation.
+ */
+export const ToolReferenceBlockSchema = Type.Object({ type: Type.Literal("tool_reference"), tool_name: Type.String({ minLength: 1 }) }, Open);
+
+/** The client's result for one tool call; `content` is a string or text / image / document / tool_reference blocks. */
 export const ToolResultBlockSchema = Type.Object(
   {
     type: Type.Literal("tool_result"),
     tool_use_id: Type.String(),
     content: Type.Optional(
-      Type.Union([Type.String(), Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema, DocumentBlockSchema]))]),
+      Type.Union([Type.String(), Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema, DocumentBlockSchema, ToolReferenceBlockSchema]))]),
     ),
     is_error: Type.Optional(Type.Boolean()),
     cache_control: cacheControl,

@@ -6,6 +6,7 @@
  */
 import type { ServerToolPart } from "../../model/parts.ts";
 import { isPlainObject, serverToolError, toolShortName } from "../shared/server-tool-fields.ts";
+import { PEER_PREFIX } from "../shared/tool-spelling.ts";
 import { toolInputOf } from "./result-fields.ts";
 
 type Block = Record<string, unknown>;
@@ -22,10 +23,13 @@ function errorCode(message: string, codes: readonly string[], fallback: string):
   return head !== undefined && codes.includes(head) ? head : fallback;
 }
 
-/** The call block. `input` must be an object: arguments that are not one become `{}` (`valid: false`). */
-export function serverToolUseBlock(part: ServerToolPart): { block: Block; valid: boolean } {
+/**
+ * The call block. `input` must be an object: arguments that are not one become `{}` (`valid: false`). `shownAs` is
+ * the tool's type as the client declared it (the peer's `openrouter:<tool>`), else ours.
+ */
+export function serverToolUseBlock(part: ServerToolPart, shownAs = part.name): { block: Block; valid: boolean } {
   const { input, valid } = toolInputOf(part.arguments);
-  return { block: { type: "server_tool_use", id: part.id, name: part.name, input }, valid };
+  return { block: { type: "server_tool_use", id: part.id, name: shownAs, input }, valid };
 }
 
 /**
@@ -72,9 +76,13 @@ function webFetchContent(part: ServerToolPart): unknown {
   };
 }
 
-/** The result block of a call that has one (see `hasResultBlock`). */
-export function serverToolResultBlock(part: ServerToolPart): Block {
+/**
+ * The result block of a call that has one (see `hasResultBlock`). A tool the client declared in the peer's spelling
+ * gets the peer's block type (`openrouter_<tool>_tool_result`, reference §1c).
+ */
+export function serverToolResultBlock(part: ServerToolPart, shownAs = part.name): Block {
   const tool = toolShortName(part.name);
+  const brand = shownAs.startsWith(PEER_PREFIX) ? PEER_PREFIX.slice(0, -1) : "service";
   switch (part.name) {
     case "service:web_search":
     case "web_search": // Anthropic's own search, declared by the client as its typed tool (`web_search_20250305`)
@@ -85,7 +93,7 @@ export function serverToolResultBlock(part: ServerToolPart): Block {
       // What the model saw: the result, or `{error}` when the call failed (an `error` inside a result stays in it).
       const error = part.error ?? (part.status === "failed" ? "failed" : undefined);
       const content = error !== undefined ? { error } : (part.result ?? null);
-      return { type: `service_${tool}_tool_result`, tool_use_id: part.id, content };
+      return { type: `${brand}_${tool}_tool_result`, tool_use_id: part.id, content };
     }
   }
 }

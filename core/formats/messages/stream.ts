@@ -21,6 +21,7 @@ import { containerField } from "./container-field.ts";
 import { signatureFor } from "./reasoning-token.ts";
 import { anthropicErrorType, citationsOf, deltaUsageOf, stopDetailsOf, stopReasonOf, stopSequenceOf, toolInputOf, usageOf } from "./result-fields.ts";
 import { imageBlockOf } from "./image-block.ts";
+import { peerSpelling } from "../shared/tool-spelling.ts";
 import { hasResultBlock, serverToolResultBlock, serverToolUseBlock } from "./server-tool-blocks.ts";
 
 /** Keep-alive frame Anthropic itself sends; the SDK skips it. */
@@ -189,7 +190,7 @@ class MessagesStreamState {
       this.serverCalls.shift();
       if (call.ended && hasResultBlock(call.part)) {
         const key = `${call.part.id}:result`;
-        yield* this.open(key, "server_tool", serverToolResultBlock(call.part));
+        yield* this.open(key, "server_tool", serverToolResultBlock(call.part, peerSpelling(this.ctx.request, call.part.name)));
         yield* this.close(key);
       }
     }
@@ -197,7 +198,7 @@ class MessagesStreamState {
 
   /** `server_tool_use` with empty input, the whole arguments as one `input_json_delta`, then its stop. */
   private *serverToolUse(part: ServerToolPart): Generator<string> {
-    const { block, valid } = serverToolUseBlock(part);
+    const { block, valid } = serverToolUseBlock(part, peerSpelling(this.ctx.request, part.name));
     const opened = yield* this.open(part.id, "server_tool", { ...block, input: {} });
     if (!valid) warn(this.ctx.request.warnings, "approximated", `content[${opened.index}].input`, `Arguments of server tool call ${part.id} were not a JSON object; sent as {}`);
     // The model's own text when it is an object; otherwise what the result body shows.

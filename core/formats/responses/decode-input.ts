@@ -17,7 +17,9 @@ import type {
 } from "../../model/parts.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import { dataFilePart, urlImagePart } from "../shared/parts.ts";
+import { isPlainObject } from "../shared/server-tool-fields.ts";
 import { replayedServerToolPart } from "../shared/server-tool-part.ts";
+import { isServiceSpelling } from "../shared/tool-spelling.ts";
 import type {
   FunctionCallItem,
   FunctionCallOutputItem,
@@ -77,7 +79,8 @@ export function decodeInput(input: string | InputItem[] | undefined, warnings: W
         appendAssistant(out.messages, [reasoningPart(item as ReasoningItem)]);
         return;
       default:
-        if (item.type.startsWith("service:")) appendAssistant(out.messages, [serverToolPart(item as ServerToolItem)]);
+        if (isServiceSpelling(item.type)) appendAssistant(out.messages, [serverToolPart(item as ServerToolItem)]);
+        else if (item.type === "web_search_call" && isWebSearchCall(item)) appendAssistant(out.messages, [webSearchCallPart(item)]);
         else warn(warnings, "unsupported_item", field, `input item of type ${item.type} cannot be carried and was dropped`);
     }
   });
@@ -193,6 +196,29 @@ function serverToolPart(item: ServerToolItem): Part {
     status: item.status,
     result: Object.keys(result).length > 0 ? result : undefined,
     error: item.error,
+  });
+}
+
+/** A `web_search_call` item that says what it searched for (the gateway shows its own searches this way). */
+function isWebSearchCall(item: unknown): item is { id: string; status?: unknown; action: Record<string, unknown> } {
+  if (!isPlainObject(item) || typeof item.id !== "string" || !isPlainObject(item.action)) return false;
+  return item.action.type === "search" && typeof item.action.query === "string";
+}
+
+/**
+ * A replayed `web_search_call` (OpenAI's hosted web search, which the gateway ran as `service:web_search`) → the
+ * search's part: the query as its arguments, the sources as its results, so the model sees its search again.
+ */
+function webSearchCallPart(item: { id: string; status?: unknown; action: Record<string, unknown> }): Part {
+  const query = item.action.query as string;
+  const sources = Array.isArray(item.action.sources) ? item.action.sources.filter(isPlainObject) : [];
+  const results = sources.flatMap((source) => (typeof source.url === "string" ? [{ url: source.url }] : []));
+  return replayedServerToolPart({
+    id: item.id,
+    name: "service:web_search",
+    arguments: JSON.stringify({ query }),
+    status: typeof item.status === "string" ? item.status : null,
+    result: { query, results },
   });
 }
 

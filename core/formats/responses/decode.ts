@@ -5,13 +5,14 @@
  */
 import { foldRoute } from "../shared/route.ts";
 import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
+import { serviceStopConditions } from "../shared/tool-spelling.ts";
 import { errors } from "../../errors.ts";
 import type { TextPart } from "../../model/parts.ts";
 import type { CanonicalRequest, OutputFormat, ProviderPreferences, ReasoningSettings, SamplingSettings, ServiceTier } from "../../model/request.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import { cacheMark, decodeInput } from "./decode-input.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
-import { IDENTIFIER_MAX_LENGTH, KNOWN_FIELDS, type ResponsesRequest } from "./schema.ts";
+import { IDENTIFIER_MAX_LENGTH, INCLUDABLES, KNOWN_FIELDS, type ResponsesRequest } from "./schema.ts";
 
 export { hashSafetyIdentifier };
 
@@ -45,6 +46,7 @@ export function decodeResponses(raw: Record<string, unknown>, headers: Headers):
   system.push(...input.system);
 
   const safetyIdentifier = typeof body.safety_identifier === "string" ? hashSafetyIdentifier(body.safety_identifier) : undefined;
+  checkInclude(body.include);
   const request: CanonicalRequest = {
     format: "responses",
     model: body.model,
@@ -59,7 +61,7 @@ export function decodeResponses(raw: Record<string, unknown>, headers: Headers):
     // The echo source for the result; the raw safety identifier is replaced so it is never stored or echoed.
     original: safetyIdentifier === undefined ? raw : { ...raw, safety_identifier: safetyIdentifier },
   };
-  const toolChoice = decodeToolChoice(body.tool_choice, warnings);
+  const toolChoice = decodeToolChoice(body.tool_choice, request.tools, warnings);
   if (toolChoice) request.toolChoice = toolChoice;
   if (typeof body.parallel_tool_calls === "boolean") request.parallelToolCalls = body.parallel_tool_calls;
   if (typeof body.max_output_tokens === "number") request.maxTokens = body.max_output_tokens;
@@ -79,7 +81,7 @@ export function decodeResponses(raw: Record<string, unknown>, headers: Headers):
   const sessionId = body.session_id ?? header;
   if (sessionId !== undefined && sessionId !== "") request.sessionId = sessionId;
   if (typeof body.max_tool_calls === "number") request.maxToolCalls = body.max_tool_calls;
-  if (body.stop_server_tools_when) request.stopWhen = body.stop_server_tools_when;
+  if (body.stop_server_tools_when) request.stopWhen = serviceStopConditions(body.stop_server_tools_when);
   const cache = cacheSettings(body);
   if (cache) request.cache = cache;
   if (body.metadata) request.metadata = body.metadata;
@@ -93,8 +95,24 @@ export function decodeResponses(raw: Record<string, unknown>, headers: Headers):
   return request;
 }
 
+const INCLUDE_VALUES: ReadonlySet<string> = new Set(INCLUDABLES);
+
+/** Every `include` value the Responses API defines is accepted; anything else is a 400 naming the entry. */
+function checkInclude(include: ResponsesRequest["include"]): void {
+  include?.forEach((value, index) => {
+    if (!INCLUDE_VALUES.has(value)) {
+      throw errors.invalid(`include[${index}]: "${value}" is not an include value (one of: ${INCLUDABLES.join(", ")})`, { param: `include[${index}]` });
+    }
+  });
+}
+
+/**
+ * Sampling settings. `include: ["message.output_text.logprobs"]` is how Responses asks for logprobs (`top_logprobs`
+ * alone also does); the upstreams that can return them are asked to.
+ */
 function sampling(body: ResponsesRequest): SamplingSettings {
   const out: SamplingSettings = {};
+  if (body.include?.includes("message.output_text.logprobs")) out.logprobs = true;
   if (typeof body.temperature === "number") out.temperature = body.temperature;
   if (typeof body.top_p === "number") out.topP = body.top_p;
   if (typeof body.top_k === "number") out.topK = body.top_k;

@@ -7,6 +7,7 @@
 import { parseDataUrl } from "../../images/data-url.ts";
 import type { ImagePart, Part, ReasoningPart, ServerToolPart, ToolCallPart } from "../../model/parts.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
+import { isWebSearchShorthand } from "../shared/hosted-web-search.ts";
 import { serverToolFields } from "../shared/server-tool-fields.ts";
 
 /** A Responses output item as sent on the wire. */
@@ -99,13 +100,27 @@ export function imageGenerationItem(id: string, part: ImagePart | undefined, sta
 }
 
 /**
- * A server tool the gateway ran (reference §1c): `type` is the tool (`service:web_search`), `id` the part's own id.
- * While running (`in_progress`, the stream's `output_item.added`) it has only the call; finished, it adds the
- * tool's fields (../shared/server-tool-fields.ts) and `error` when it failed.
+ * A server tool the gateway ran (reference §1c): `type` is the tool (`service:web_search`, or the client's own
+ * spelling `shownAs`: the peer's `openrouter:web_search`), `id` the part's own id. While running (`in_progress`, the
+ * stream's `output_item.added`) it has only the call; finished, it adds the tool's fields
+ * (../shared/server-tool-fields.ts) and `error` when it failed. A search the client declared as OpenAI's hosted
+ * `web_search` is OpenAI's `web_search_call` item, which its clients parse (the AI SDK rejects a reply with an item
+ * type it does not know).
  */
-export function serverToolItem(part: ServerToolPart, running = false): OutputItem {
-  const item: OutputItem = { type: part.name, id: part.id, call_id: part.callId, status: running ? "in_progress" : part.status, arguments: part.arguments };
+export function serverToolItem(part: ServerToolPart, running = false, shownAs?: string): OutputItem {
+  if (shownAs !== undefined && isWebSearchShorthand(shownAs)) return webSearchCallItem(part, running);
+  const item: OutputItem = { type: shownAs ?? part.name, id: part.id, call_id: part.callId, status: running ? "in_progress" : part.status, arguments: part.arguments };
   return running ? item : { ...item, ...serverToolFields(part) };
+}
+
+/**
+ * OpenAI's `web_search_call`: `action` `{type: "search", query, sources: [{type: "url", url}]}` (the sources are
+ * always there, as with `include: ["web_search_call.action.sources"]`); status `in_progress`, `completed` or `failed`.
+ */
+function webSearchCallItem(part: ServerToolPart, running: boolean): OutputItem {
+  const { action } = serverToolFields(part) as { action: Record<string, unknown> };
+  if (running) return { type: "web_search_call", id: part.id, status: "in_progress", action: { type: "search", query: action.query } };
+  return { type: "web_search_call", id: part.id, status: part.status === "completed" ? "completed" : "failed", action };
 }
 
 /** How `outputItems` names and marks the items it builds. */
@@ -117,6 +132,8 @@ export interface OutputOptions {
   logprobs?: unknown[];
   /** The request asked for reasoning summaries (see `reasoningItem`). */
   summaryAsked: boolean;
+  /** The client's own spelling of a server tool's type, when it declared the tool under one (../shared/tool-spelling.ts). */
+  shownAs?: (type: string) => string | undefined;
 }
 
 /**
@@ -154,7 +171,7 @@ export function outputItems(parts: Part[], options: OutputOptions): OutputItem[]
         break;
       case "server-tool":
         message = undefined;
-        items.push(serverToolItem(part));
+        items.push(serverToolItem(part, false, options.shownAs?.(part.name)));
         break;
       case "image":
         message = undefined;

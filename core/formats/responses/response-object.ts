@@ -10,6 +10,7 @@ import type { Cost, Usage } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
 import { serverToolUseDetails } from "../shared/server-tool-usage.ts";
 import { outputItems, summaryAsked } from "./output-items.ts";
+import { clientSpelling } from "../shared/tool-spelling.ts";
 
 /** Result `service_tier` values (spec; `fast` is reported as `priority`). */
 const RESULT_TIERS: ReadonlySet<string> = new Set(["auto", "default", "flex", "priority", "scale", "ultrafast"]);
@@ -122,6 +123,7 @@ export function resultObject(response: CanonicalResponse, ctx: EncodeContext, co
       generationId: ctx.generationId,
       messageStatus: terminal.status === "completed" ? "completed" : "incomplete",
       summaryAsked: summaryAsked(ctx.request),
+      shownAs: (type) => clientSpelling(ctx.request, type),
       ...(response.logprobs ? { logprobs: response.logprobs } : {}),
     }),
     error: response.error ? errorObject(response.error) : null,

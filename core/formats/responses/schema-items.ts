@@ -118,12 +118,13 @@ export const ReasoningItemSchema = Type.Object(
 );
 
 /**
- * A server tool the gateway ran in an earlier reply, echoed back (`service:web_search`, …; reference §1c). The
- * tool's own fields (`action`, `datetime`, `result` …) ride along as extra keys: decode keeps them as the result.
+ * A server tool the gateway ran in an earlier reply, echoed back (`service:web_search`, or the peer's spelling
+ * `openrouter:web_search`; reference §1c). The tool's own fields (`action`, `datetime`, `result` …) ride along as
+ * extra keys: decode keeps them as the result.
  */
 export const ServerToolItemSchema = Type.Object(
   {
-    type: Type.String({ pattern: "^service:.+$" }),
+    type: Type.String({ pattern: "^(?:service|openrouter):.+$" }),
     id: Type.String({ minLength: 1 }),
     call_id: Type.Optional(Nullable(Type.String())),
     status: Type.Optional(Nullable(Type.String())),
@@ -137,11 +138,11 @@ export const ServerToolItemSchema = Type.Object(
 export const KNOWN_ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning"] as const;
 
 /**
- * Any other item (`web_search_call`, …). The pattern excludes the known types and `service:*` so a malformed known
- * item is rejected by its own schema instead of slipping through here.
+ * Any other item (`web_search_call`, …). The pattern excludes the known types and server-tool items so a malformed
+ * known item is rejected by its own schema instead of slipping through here.
  */
 export const OtherItemSchema = Type.Object(
-  { type: Type.String({ pattern: `^(?!(?:${KNOWN_ITEM_TYPES.join("|")})$)(?!service:).+$` }) },
+  { type: Type.String({ pattern: `^(?!(?:${KNOWN_ITEM_TYPES.join("|")})$)(?!service:)(?!openrouter:).+$` }) },
   Open,
 );
 

@@ -21,13 +21,20 @@ export const IDENTIFIER_MAX_LENGTH = 256;
 export const VERBOSITIES = ["low", "medium", "high", "xhigh", "max"] as const;
 /** `service_tier` values (spec); `fast` is an alias of `priority`. */
 export const SERVICE_TIERS = ["auto", "default", "fast", "flex", "priority", "scale", "ultrafast"] as const;
-/** `include` values (spec). */
+/**
+ * `include` values: the spec's five and the rest of what OpenAI's Responses API defines (the AI SDK adds
+ * `web_search_call.action.sources` beside its web search tool, and `message.output_text.logprobs` for logprobs).
+ * Decode checks them, so an unknown value is a 400 that lists these.
+ */
 export const INCLUDABLES = [
   "file_search_call.results",
   "message.input_image.image_url",
   "computer_call_output.output.image_url",
   "reasoning.encrypted_content",
   "code_interpreter_call.outputs",
+  "web_search_call.action.sources",
+  "web_search_call.results",
+  "message.output_text.logprobs",
 ] as const;
 
 const opt = Type.Optional;
@@ -47,14 +54,21 @@ export const FunctionToolSchema = Type.Object(
   Open,
 );
 
-/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4). */
+/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4); `openrouter:<name>` is the same tool. */
 export const ServerToolSchema = Type.Object(
-  { type: Type.String({ pattern: "^service:.+" }), parameters: opt(Type.Record(Type.String(), Type.Unknown())) },
+  {
+    type: Type.String({ pattern: "^(?:service|openrouter):.+" }),
+    parameters: opt(Type.Record(Type.String(), Type.Unknown())),
+    defer_loading: opt(Type.Boolean()),
+  },
   Open,
 );
 
-/** Hosted tool kinds of other services (`web_search_preview`, …): accepted, then warned about and dropped. */
-export const OtherToolSchema = Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!service:).+$" }) }, Open);
+/**
+ * Hosted tool kinds of other services: OpenAI's web search (`web_search`, `web_search_preview`, …) runs as
+ * `service:web_search`; the others are accepted, then warned about and dropped.
+ */
+export const OtherToolSchema = Type.Object({ type: Type.String({ pattern: "^(?!function$)(?!service:)(?!openrouter:).+$" }) }, Open);
 
 /** `tool_choice`: a mode string, a named function, `allowed_tools`, or a hosted tool type. */
 export const ToolChoiceSchema = Type.Union([
@@ -130,7 +144,7 @@ export const ResponsesRequestSchema = Type.Object(
     parallel_tool_calls: opt(Nullable(Type.Boolean())),
     tool_choice: opt(ToolChoiceSchema),
     tools: opt(R.Tools(Type.Union([FunctionToolSchema, ServerToolSchema, OtherToolSchema]))),
-    include: opt(Nullable(Type.Array(StringEnum(INCLUDABLES)))),
+    include: opt(Nullable(Type.Array(Type.String({ description: `One of: ${INCLUDABLES.join(", ")}` }), { maxItems: 64 }))),
     modalities: opt(Type.Array(StringEnum(["text", "image"]))),
     image_config: opt(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Array(Type.Unknown())]))),
     metadata: opt(Nullable(MetadataSchema)),

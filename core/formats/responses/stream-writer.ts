@@ -12,6 +12,7 @@ import type { Cost } from "../../model/usage.ts";
 import type { EncodeContext } from "../format.ts";
 import { functionCallItem, imageGenerationItem, itemIds, messageItem, outputText, reasoningItem, refusalContent, serverToolItem, summaryAsked, type ItemStatus } from "./output-items.ts";
 import { warnAudioDropped } from "./encode.ts";
+import { clientSpelling } from "../shared/tool-spelling.ts";
 import { inProgressObject, resultObject, terminalStatus } from "./response-object.ts";
 
 interface Content {
@@ -247,7 +248,7 @@ export class ResponsesStreamWriter {
     } else if (kind === "server-tool" && part.type === "server-tool") {
       // Announced running with the call only; its result comes with `output_item.done`.
       item = { kind: "server-tool", outputIndex, id: part.id, part, open: true };
-      this.emit({ type: "response.output_item.added", output_index: outputIndex, item: serverToolItem(part, true) });
+      this.emit({ type: "response.output_item.added", output_index: outputIndex, item: serverToolItem(part, true, clientSpelling(this.ctx.request, part.name)) });
     } else if (part.type === "reasoning") {
       item = { kind: "reasoning", outputIndex, id: itemIds.reasoning(this.ctx.generationId, outputIndex, part.id), part, summaryOpen: false, summaryText: "", ownSummary: false, textOpen: false, open: true };
       this.emit({ type: "response.output_item.added", output_index: outputIndex, item: { id: item.id, type: "reasoning", summary: [] } });
@@ -319,7 +320,7 @@ export class ResponsesStreamWriter {
     const at = { item_id: item.id, output_index: item.outputIndex };
     if (item.kind === "server-tool") {
       // A tool still running when the response ends is reported `incomplete`, as the result object reports it.
-      this.emit({ type: "response.output_item.done", output_index: item.outputIndex, item: serverToolItem(item.part) });
+      this.emit({ type: "response.output_item.done", output_index: item.outputIndex, item: serverToolItem(item.part, false, clientSpelling(this.ctx.request, item.part.name)) });
       return;
     }
     if (item.kind === "call") {

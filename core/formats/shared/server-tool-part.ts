@@ -4,6 +4,7 @@
  * in where the fields sit; the rules for what they mean are here.
  */
 import type { ServerToolPart } from "../../model/parts.ts";
+import { serviceType } from "./tool-spelling.ts";
 
 /** The fields a replayed call carries, already found in its wire shape. */
 export interface ReplayedServerTool {
@@ -33,7 +34,8 @@ export function replayedServerToolPart(call: ReplayedServerTool): ServerToolPart
     type: "server-tool",
     id: call.id,
     callId: call.callId || call.id,
-    name: call.name,
+    // The peer's `openrouter:<tool>` items are our `service:<tool>`.
+    name: serviceType(call.name),
     arguments: call.arguments ?? "{}",
     status: statusOf(call.status, error),
   };

@@ -57,8 +57,10 @@ export function resolvePlugins(ctx: RequestContext): ActivePlugin[] {
   for (const plugin of ctx.deps.registry.orderedPlugins()) {
     const setting = operatorSetting(ctx.deps.config.plugins[plugin.id]);
     const named = requested.get(plugin.id);
-    // A request whose model is the plugin's own model id (a router's `service/auto`) asks for it as if it named it.
-    const bySlug = ctx.request.model !== undefined && plugin.models?.includes(ctx.request.model) === true;
+    // A request whose model is the plugin's own model id (a router's `service/auto`) asks for it as if it named it,
+    // unless the catalog has a model of that id (an operator's own `openrouter/auto`, say).
+    const model = ctx.request.model;
+    const bySlug = model !== undefined && plugin.models?.includes(model) === true && ctx.deps.catalog.get(model) === undefined;
     const byDefault = setting.enabled ?? (plugin.enabledByDefault === true || bySlug);
     let enabled = byDefault;
     let explicit = setting.enabled === true || bySlug;

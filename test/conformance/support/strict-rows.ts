@@ -194,6 +194,13 @@ const GEMINI: Row[] = [
   { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: responsesAssistantImage, field: "messages.assistant.image" },
   { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: responsesToolTurn("18C", { arguments: "[1,2]" }), field: "functionCall.args" },
   { site: "providers/shared/native-tools.ts", format: "responses", adapter: "anthropic", body: { tools: [{ type: "service:web_search", parameters: { engine: "native", max_results: 3 } }] }, field: "tools[0].parameters.max_results" },
+  {
+    site: "providers/shared/deferred-tools.ts",
+    format: "messages",
+    adapter: "openai",
+    body: { tools: [MSG_FN, { ...MSG_FN, name: "get_forecast", defer_loading: true }, { type: "tool_search_tool_regex_20251119", name: "tool_search_tool_regex" }] },
+    field: "tools.defer_loading",
+  },
 ];
 
 export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI];
@@ -204,7 +211,6 @@ export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, 
  */
 export const UNREACHABLE: Unreachable[] = [
   { site: "providers/openai/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native ones are refused (400) before" },
-  { site: "providers/openai/request.ts", field: "tools[i].defer_loading", why: "the agent loop withholds deferred tools until service:tool_search finds them" },
   { site: "providers/openai/request.ts", field: "model/stream/n…", why: "no decoder puts an adapter-owned key into the passthrough" },
   { site: "providers/openai/messages.ts", field: "messages.tool.content", why: "decoders put only tool results into tool messages" },
   { site: "providers/openai-responses/input.ts", field: "messages[i].<part>", why: "user turns hold text, images, files, refusals and tool results only, all carried" },

@@ -86,12 +86,19 @@ test("deferred tools stay hidden from the model until service:tool_search reveal
   expect(body.output[1]).toMatchObject({ name: "get_weather", call_id: "call_w" });
 });
 
-test("a request that defers tools without service:tool_search is a 400, in every format", async () => {
-  const chat = await agent.gw.request("/messages", { method: "POST", json: { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "x" }], tools: [{ name: "f", input_schema: { type: "object" }, defer_loading: true }, { name: "g", input_schema: { type: "object" } }] } });
+test("deferring without service:tool_search is a 400 on chat and Responses; Messages follows Anthropic and withholds the tool", async () => {
+  const chat = await agent.gw.request("/chat/completions", {
+    method: "POST",
+    json: { model: MODEL, messages: [{ role: "user", content: "x" }], tools: [{ type: "function", function: { name: "f" }, defer_loading: true }, { type: "function", function: { name: "g" } }] },
+  });
   expect(chat.status).toBe(400);
   expect(await chat.text()).toContain("service:tool_search");
   const responses = await agent.gw.request("/responses", { method: "POST", json: { model: MODEL, input: "x", tools: [{ type: "function", name: "f", defer_loading: true }, { type: "service:tool_search" }] } });
   expect(responses.status).toBe(400);
   expect(await responses.text()).toContain("not deferred");
   expect(agent.upstream.bodies).toHaveLength(0);
+  agent.upstream.script = () => ({ text: "ok" });
+  const messages = await agent.gw.request("/messages", { method: "POST", json: { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "x" }], tools: [{ name: "f", input_schema: { type: "object" }, defer_loading: true }, { name: "g", input_schema: { type: "object" } }] } });
+  expect(messages.status).toBe(200);
+  expect((agent.upstream.bodies[0]!.tools as Json[]).map((t) => t.function.name)).toEqual(["g"]);
 });

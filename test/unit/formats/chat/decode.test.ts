@@ -266,3 +266,30 @@ describe("checkMetadata (decode's re-check, for callers that skipped the schema)
     expect(messageOf({ count: 3 })).toContain('"count"');
   });
 });
+
+describe("decodeChat tools in the clients' own spellings", () => {
+  test("openrouter:<tool> is service:<tool>, spelling kept, in tools, tool_choice and stop conditions", () => {
+    const request = decode({
+      messages,
+      tools: [{ type: "openrouter:datetime", parameters: { timezone: "UTC" } }, { type: "service:web_fetch" }],
+      tool_choice: { type: "openrouter:datetime" },
+      stop_server_tools_when: [{ type: "has_tool_call", tool_name: "openrouter:datetime" }],
+    });
+    expect(request.tools).toEqual([{ kind: "server", type: "service:datetime", parameters: { timezone: "UTC" }, spelling: "openrouter:datetime" }, { kind: "server", type: "service:web_fetch" }]);
+    expect(request.toolChoice).toEqual({ type: "tool", name: "service:datetime" });
+    expect(request.stopWhen).toEqual([{ type: "has_tool_call", tool_name: "service:datetime" }]);
+  });
+
+  test("defer_loading beside cache_control or inside function is the function's deferral", () => {
+    const fn = { name: "f", parameters: { type: "object" } };
+    const request = decode({ messages, tools: [{ type: "function", function: fn, defer_loading: true }, { type: "function", function: { ...fn, name: "g", defer_loading: true } }, { type: "function", function: { ...fn, name: "h" } }] });
+    expect(request.tools.map((tool) => tool.kind === "function" && tool.deferLoading)).toEqual([true, true, undefined]);
+  });
+
+  test("OpenAI's web search filters become the search's domain lists", () => {
+    const request = decode({ messages, tools: [{ type: "web_search", filters: { allowed_domains: ["a.example"], blocked_domains: ["b.example"] }, external_web_access: true }] });
+    expect(request.tools).toEqual([{ kind: "server", type: "service:web_search", parameters: { allowed_domains: ["a.example"], excluded_domains: ["b.example"] } }]);
+    const unknown = decode({ messages, tools: [{ type: "web_search", filters: { allowed_domains: null, regions: ["eu"] } }] });
+    expect(unknown.tools).toEqual([{ kind: "server", type: "service:web_search", parameters: { filters: { regions: ["eu"] } } }]);
+  });
+});

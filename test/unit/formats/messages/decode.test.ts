@@ -294,3 +294,41 @@ describe("messages decode: routing fields", () => {
     expect(request.warnings.map((w) => w.code)).toEqual(["conflicting_field"]);
   });
 });
+
+describe("messages decode: the clients' own tool spellings and client-side tool search", () => {
+  const base = { model: "anthropic/claude-sonnet-4.5", max_tokens: 10, messages: [{ role: "user", content: "x" }] };
+
+  test("openrouter:<tool> is service:<tool> (spelling and defer_loading kept); Anthropic's typed tools keep their fields", () => {
+    const request = decode({
+      ...base,
+      tools: [
+        { type: "openrouter:tool_search", parameters: { max_results: 3 }, defer_loading: false },
+        { type: "tool_search_tool_regex_20251119", name: "tool_search_tool_regex", defer_loading: true },
+      ],
+    });
+    expect(request.tools).toEqual([
+      { kind: "server", type: "service:tool_search", parameters: { max_results: 3 }, spelling: "openrouter:tool_search", deferLoading: false },
+      { kind: "server", type: "tool_search_tool_regex_20251119", parameters: { name: "tool_search_tool_regex", defer_loading: true } },
+    ]);
+  });
+
+  test("tool_reference blocks in a tool_result are the tools it found; a replayed openrouter: call is ours", () => {
+    const request = decode({
+      ...base,
+      messages: [
+        { role: "user", content: "x" },
+        {
+          role: "assistant",
+          content: [
+            { type: "server_tool_use", id: "srvtoolu_1", name: "openrouter:datetime", input: {} },
+            { type: "openrouter_datetime_tool_result", tool_use_id: "srvtoolu_1", content: { datetime: "2025-01-01T00:00:00.000Z", timezone: "UTC" } },
+            { type: "tool_use", id: "toolu_1", name: "ToolSearch", input: { query: "select:get_weather" } },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "1 found" }, { type: "tool_reference", tool_name: "get_weather" }] }] },
+      ],
+    });
+    expect(request.messages[1]!.parts[0]).toMatchObject({ type: "server-tool", name: "service:datetime", result: { timezone: "UTC" } });
+    expect(request.messages[2]!.parts[0]).toEqual({ type: "tool-result", callId: "toolu_1", name: "ToolSearch", content: [{ type: "text", text: "1 found" }], toolReferences: ["get_weather"] });
+  });
+});

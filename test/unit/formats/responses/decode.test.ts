@@ -299,10 +299,35 @@ describe("fields", () => {
     expect(hosted.warnings).toHaveLength(1);
   });
 
-  test("hosted tools of other services are dropped with a warning", () => {
-    const request = parse({ ...base, tools: [{ type: "web_search_preview" }, { type: "function", name: "f" }] });
-    expect(request.tools).toEqual([{ kind: "function", name: "f" }]);
+  test("hosted tools of other services are dropped with a warning; OpenAI's web search is the gateway's", () => {
+    const request = parse({ ...base, tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }, { type: "web_search_preview" }, { type: "function", name: "f" }] });
+    expect(request.tools).toEqual([{ kind: "server", type: "service:web_search", spelling: "web_search_preview" }, { kind: "function", name: "f" }]);
     expect(request.warnings).toEqual([{ code: "unsupported_tool", field: "tools[0]", message: expect.any(String) }]);
+  });
+
+  test("OpenAI's web_search fields become the search's parameters; include logprobs asks for logprobs", () => {
+    const tool = { type: "web_search", search_context_size: "low", user_location: { type: "approximate", city: "Paris", region: null }, filters: { allowed_domains: ["example.com"], blocked_domains: null } };
+    const request = parse({ ...base, tools: [tool], tool_choice: { type: "web_search" }, include: ["web_search_call.action.sources", "message.output_text.logprobs"] });
+    expect(request.tools).toEqual([
+      { kind: "server", type: "service:web_search", spelling: "web_search", parameters: { search_context_size: "low", user_location: { type: "approximate", city: "Paris" }, allowed_domains: ["example.com"] } },
+    ]);
+    expect(request.toolChoice).toEqual({ type: "tool", name: "service:web_search" });
+    expect(request.sampling.logprobs).toBe(true);
+    expect(rejection({ ...base, include: ["message.output_text.logprob"] }).message).toContain('include[0]: "message.output_text.logprob" is not an include value');
+  });
+
+  test("the peer's openrouter:<tool> is service:<tool>, in tools, tool_choice, replayed items and stop conditions", () => {
+    const request = parse({
+      ...base,
+      input: [{ type: "openrouter:datetime", id: "st_1", call_id: "c1", status: "completed", arguments: "{}", datetime: "2025-01-01T00:00:00.000Z", timezone: "UTC" }],
+      tools: [{ type: "openrouter:datetime", parameters: { timezone: "UTC" } }],
+      tool_choice: { type: "openrouter:datetime" },
+      stop_server_tools_when: [{ type: "has_tool_call", tool_name: "openrouter:datetime" }],
+    });
+    expect(request.tools).toEqual([{ kind: "server", type: "service:datetime", spelling: "openrouter:datetime", parameters: { timezone: "UTC" } }]);
+    expect(request.toolChoice).toEqual({ type: "tool", name: "service:datetime" });
+    expect(request.stopWhen).toEqual([{ type: "has_tool_call", tool_name: "service:datetime" }]);
+    expect(request.messages[0]!.parts[0]).toMatchObject({ type: "server-tool", name: "service:datetime", result: { datetime: "2025-01-01T00:00:00.000Z", timezone: "UTC" } });
   });
 
   test("reasoning enabled:false and max_tokens", () => {

@@ -77,6 +77,29 @@ describe("anthropic native web search: the request", () => {
     expect(body.tools).toBeUndefined();
     expect(request.warnings.map((w) => w.field)).toEqual(["tools[0]", "tools[1]"]);
   });
+
+  test("a function standing for the client's typed tool (the gateway's stand-in elsewhere) goes as the typed tool", () => {
+    const standIn: Tool = { kind: "function", name: "web_search", parameters: { type: "object" }, upstreamTool: { type: "web_search_20250305", parameters: { name: "web_search", max_uses: 2 } } };
+    const request = req({ tools: [standIn, { kind: "function", name: "f" }] });
+    expect(bodyOf(request).tools).toEqual([{ type: "web_search_20250305", name: "web_search", max_uses: 2 }, { name: "f", input_schema: { type: "object", properties: {} } }]);
+    expect(request.warnings).toEqual([]);
+  });
+});
+
+test("a tool result's tool_reference blocks go back to Anthropic after its content", () => {
+  const request = req({
+    messages: [
+      { role: "user", parts: [{ type: "text", text: "weather?" }] },
+      { role: "assistant", parts: [{ type: "tool-call", id: "toolu_1", name: "ToolSearch", arguments: "{}" }] },
+      { role: "tool", parts: [{ type: "tool-result", callId: "toolu_1", content: "", toolReferences: ["get_weather"] }] },
+      { role: "tool", parts: [{ type: "tool-result", callId: "toolu_2", content: [{ type: "text", text: "found" }], toolReferences: ["a", "b"] }] },
+    ],
+  });
+  const results = bodyOf(request).messages.flatMap((m) => m.content).filter((block) => block.type === "tool_result");
+  expect(results.map((block) => block.content)).toEqual([
+    [{ type: "tool_reference", tool_name: "get_weather" }],
+    [{ type: "text", text: "found" }, { type: "tool_reference", tool_name: "a" }, { type: "tool_reference", tool_name: "b" }],
+  ]);
 });
 
 describe("anthropic native web search: the reply", () => {

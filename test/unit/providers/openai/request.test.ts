@@ -235,13 +235,13 @@ describe("toChatBody", () => {
           parts: [{ type: "tool-result", callId: "x", isError: true, content: [{ type: "image", url: "https://e/i.png" }] }],
         },
       ],
-      tools: [{ kind: "server", type: "service:web_search" }, { kind: "function", name: "f", deferLoading: true }],
+      tools: [{ kind: "server", type: "service:web_search" }, { kind: "function", name: "f" }],
       reasoning: { maxTokens: 1000, summary: "auto" },
       passthrough: { thinking: { type: "enabled" } },
     });
     const body = toChatBody(request, target(), false);
     expect(request.warnings.map((w) => w.field).sort()).toEqual(
-      ["cache_control", "reasoning.max_tokens", "reasoning.summary", "thinking", "tool_result.image", "tool_result.is_error", "tools[0]", "tools[1].defer_loading"].sort(),
+      ["cache_control", "reasoning.max_tokens", "reasoning.summary", "thinking", "tool_result.image", "tool_result.is_error", "tools[0]"].sort(),
     );
     expect(request.warnings.every((w) => w.code === "unsupported_field")).toBe(true);
     expect(body.tools).toEqual([{ type: "function", function: { name: "f" } }]);
