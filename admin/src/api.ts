@@ -47,3 +47,18 @@ export async function apiText(path: string): Promise<string> {
   if (!response.ok) throw new ApiError(response.status, `HTTP ${response.status}`);
   return response.text();
 }
+
+/**
+ * Every item of a list the API pages with `offset` (`size` items a page, as the path's `limit` asks or the route
+ * fixes), up to `cap` items: enough for a workspace's keys or guardrails, never an unbounded loop.
+ */
+export async function allPages<T>(path: string, size = 100, cap = 10_000): Promise<T[]> {
+  const items: T[] = [];
+  const join = path.includes("?") ? "&" : "?";
+  for (let offset = 0; offset < cap; offset += size) {
+    const { data } = await api<{ data: T[] }>(`${path}${join}offset=${offset}`);
+    items.push(...data);
+    if (data.length < size) break;
+  }
+  return items;
+}

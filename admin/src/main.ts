@@ -1,7 +1,7 @@
 /**
  * The admin page: sign in with a management key (kept in this tab's sessionStorage only), then one view per
- * fragment (`#keys`, `#usage`, `#generations`, `#batches`, `#presets`, `#containers`). Everything it shows comes
- * from the public management API.
+ * fragment (`#keys`, `#usage`, `#generations`, `#batches`, `#presets`, `#guardrails`, `#containers`); any other
+ * fragment says there is no such view. Everything it shows comes from the public management API.
  */
 import "./style.css";
 import { api, ApiError, forgetKey, savedKey, saveKey } from "./api.ts";
@@ -9,6 +9,7 @@ import { clear, field, h, status } from "./dom.ts";
 import { batchesView } from "./views/batches.ts";
 import { containersView } from "./views/containers.ts";
 import { generationsView } from "./views/generations.ts";
+import { guardrailsView } from "./views/guardrails.ts";
 import { keysView } from "./views/keys.ts";
 import { presetsView } from "./views/presets.ts";
 import { usageView } from "./views/usage.ts";
@@ -21,6 +22,7 @@ const VIEWS: Array<{ id: string; title: string; view: View }> = [
   { id: "generations", title: "Generations", view: generationsView },
   { id: "batches", title: "Batches", view: batchesView },
   { id: "presets", title: "Presets", view: presetsView },
+  { id: "guardrails", title: "Guardrails", view: guardrailsView },
   { id: "containers", title: "Containers", view: containersView },
 ];
 
@@ -80,18 +82,38 @@ function shell(): void {
 function route(): void {
   const main = document.getElementById("view");
   if (!main) return;
-  const id = location.hash.slice(1) || "keys";
-  const entry = VIEWS.find((v) => v.id === id) ?? VIEWS[0]!;
+  const id = fragment() || "keys";
+  const entry = VIEWS.find((v) => v.id === id);
   leave?.();
   leave = undefined;
   clear(main);
   for (const link of document.querySelectorAll<HTMLAnchorElement>("nav a")) {
-    if (link.dataset.view === entry.id) link.setAttribute("aria-current", "page");
+    if (link.dataset.view === entry?.id) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  document.title = `${entry.title} · Gateway admin`;
+  document.title = `${entry?.title ?? "No such view"} · Gateway admin`;
+  if (!entry) return noSuchView(main, id);
   const stop = entry.view(main);
   if (typeof stop === "function") leave = stop;
+}
+
+/** The URL's fragment, decoded (a malformed escape is shown as it is). */
+function fragment(): string {
+  const raw = location.hash.slice(1);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** A fragment no view has (a typo, an old bookmark): said plainly, never another view shown in its place. */
+function noSuchView(main: HTMLElement, id: string): void {
+  main.append(
+    h("h2", {}, "No such view"),
+    h("p", {}, `There is no view named "#${id}". The views are:`),
+    h("ul", {}, ...VIEWS.map((v) => h("li", {}, h("a", { href: `#${v.id}` }, v.title)))),
+  );
 }
 
 // A key that stops working (revoked, expired) sends the user back to sign in.

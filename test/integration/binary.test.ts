@@ -93,11 +93,18 @@ describe("single binary", () => {
       const origin = base.replace(/\/api\/v1$/, "");
       const page = await fetch(`${origin}/admin`);
       expect(page.status).toBe(200);
+      // With its security headers (README "Admin page"): a policy that allows only its own files, and no framing.
+      expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(page.headers.get("x-frame-options")).toBe("DENY");
+      expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(page.headers.get("referrer-policy")).toBe("no-referrer");
       const html = await page.text();
       const pageScript = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
       expect(pageScript, html).toBeDefined();
       const js = await fetch(new URL(pageScript!, `${origin}/admin`));
       expect(js.status).toBe(200);
+      expect(js.headers.get("x-content-type-options")).toBe("nosniff");
       const code = await js.text();
       expect(code).toContain("Gateway admin");
       expect(code).toContain("uplot");

@@ -1,6 +1,7 @@
 /** Batches with live progress bars (polled while any runs) and, once finished, their results. */
 import { api } from "../api.ts";
 import { clear, h, status, when } from "../dom.ts";
+import { batchBar, type RequestCounts } from "./batch-bar.ts";
 
 interface Batch {
   id: string;
@@ -8,7 +9,7 @@ interface Batch {
   model: string | null;
   status: string;
   created_at: number;
-  request_counts: { completed: number; failed: number; total: number };
+  request_counts: RequestCounts;
   results?: Array<Record<string, unknown>> | null;
 }
 
@@ -26,16 +27,13 @@ export function batchesView(root: HTMLElement): () => void {
     clear(list);
     if (data.length === 0) list.append(h("p", {}, "No batches yet."));
     for (const batch of data) {
-      const { completed, failed, total } = batch.request_counts;
-      const done = completed + failed;
       list.append(
         h(
           "article",
           { class: "batch", "data-batch": batch.id, "data-status": batch.status },
           h("h3", {}, `${batch.id} `, h("span", { class: `badge ${batch.status}` }, batch.status)),
           h("p", {}, `${batch.endpoint}${batch.model ? ` · ${batch.model}` : ""} · created ${when(batch.created_at)}`),
-          h("progress", { max: String(Math.max(1, total)), value: String(done), "aria-label": `${batch.id}: ${done} of ${total} requests done` }),
-          h("p", {}, `${completed} completed, ${failed} failed, ${total} in all`),
+          batchBar(batch.id, batch.request_counts, TERMINAL.has(batch.status)),
           TERMINAL.has(batch.status) ? h("button", { type: "button", on: { click: () => void open(batch.id) } }, `Results of ${batch.id}`) : null,
         ),
       );

@@ -1,17 +1,12 @@
-/** Usage and cost over time: one line per key, model or provider, by day, week or month (uPlot), with a table. */
+/**
+ * Usage and cost over time: one line per key, model or provider, by day, week or month (uPlot), with a table.
+ * By model, requests refused for a model the catalog does not have are one "unknown models" line and row.
+ */
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { api } from "../api.ts";
 import { clear, field, h, table, usd } from "../dom.ts";
-
-interface Point {
-  period: string;
-  group: string;
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost: number;
-}
+import { groupUnknownModels, UNKNOWN_MODELS, type UsagePoint as Point } from "./unknown-models.ts";
 
 const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
 
@@ -22,16 +17,33 @@ export function usageView(root: HTMLElement): void {
   const chart = h("div", { class: "chart", role: "img", "aria-label": "Usage over time" });
   const rows = h("div");
   let plot: uPlot | undefined;
+  // The catalog is fixed while the gateway runs; without it (an error) nothing is grouped.
+  const catalog = api<{ data: Array<{ id: string }> }>("/models").then(
+    (models) => new Set(models.data.map((m) => m.id)),
+    () => null,
+  );
   const controls = h("form", { class: "inline", on: { change: () => void load(), submit: (e) => (e.preventDefault(), void load()) } }, field("Series by", groupBy), field("Period", period), field("Show", measure), h("button", { type: "submit" }, "Refresh"));
 
   async function load(): Promise<void> {
     const result = await api<{ data: Point[]; from: string; to: string }>(`/usage?group_by=${groupBy.value}&period=${period.value}`);
-    draw(result.data, periodsBetween(result.from, result.to, period.value));
+    const known = groupBy.value === "model" ? await catalog : null;
+    const { points, unknown } = known ? groupUnknownModels(result.data, known) : { points: result.data, unknown: new Map<string, Point[]>() };
+    draw(points, periodsBetween(result.from, result.to, period.value));
+    const groupCell = (p: Point) => {
+      const members = p.group === UNKNOWN_MODELS ? unknown.get(p.period) : undefined;
+      if (!members) return p.group;
+      return h(
+        "details",
+        { title: members.map((m) => m.group).join(", ") },
+        h("summary", {}, `${UNKNOWN_MODELS} (${members.length})`),
+        h("ul", {}, ...members.map((m) => h("li", {}, `${m.group}: ${m.requests} request${m.requests === 1 ? "" : "s"}`))),
+      );
+    };
     clear(rows);
     rows.append(
       table(
         ["Period", groupBy.value, "Requests", "Input tokens", "Output tokens", "Cost"],
-        result.data.map((p) => [p.period, p.group, p.requests, p.input_tokens, p.output_tokens, usd(p.cost)]),
+        points.map((p) => [p.period, groupCell(p), p.requests, p.input_tokens, p.output_tokens, usd(p.cost)]),
         `Usage by ${groupBy.value} and ${period.value}, ${result.from} to ${result.to}`,
       ),
     );
