@@ -58,10 +58,13 @@ describe("span queue", () => {
     const r = recorder();
     const q = new SpanQueue(r.sender, frame, { queueSize: 1000, batchSize: 200, delayMs: 5 }, r.counters);
     const spans = new SpanRecorder(q, 1);
+    let sent = 0;
     for (let round = 0; round < 6; round++) {
       const count = round % 2 === 0 ? 150 : 2;
       for (let i = 0; i < count; i++) span(spans, round * 1000 + i, round % 2 === 0 ? 8 : 0);
-      await Bun.sleep(30);
+      sent += count;
+      // Each round's export is finished before the next round's spans go in (a busy machine may take its time).
+      while (r.counts.exported < sent) await Bun.sleep(2);
     }
     expect(r.batches.map((b) => b.length)).toEqual([150, 2, 150, 2, 150, 2]);
     expect(r.batches[5]).toEqual(["s5000", "s5001"]);
