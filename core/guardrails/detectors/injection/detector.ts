@@ -82,6 +82,7 @@ export const promptInjection: Detector = {
   label: "PROMPT_INJECTION",
   engine: "regex",
   maxSpan: 600,
-  holdFrom: (text) => lastTokensStart(text, 16, 600),
+  // The longest pattern spans some 40 words (fillers between its words); a word spelled out letter by letter is one.
+  holdFrom: (text) => lastTokensStart(text, 40, 600, true),
   find: (text) => findInjection(text),
 };
