@@ -195,8 +195,10 @@ const KEY_END = /-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY
  * to 64 characters before the value.
  */
 function holdSecrets(text: string): number {
-  const begin = text.lastIndexOf("-----BEGIN ");
-  if (begin >= 0 && text.length - begin < 12_200) {
+  // The last BEGIN line within a block's reach (not a search of the whole answer on every delta).
+  let begin = text.indexOf("-----BEGIN ", Math.max(0, text.length - 12_200));
+  for (let next = begin; next >= 0; next = text.indexOf("-----BEGIN ", begin + 1)) begin = next;
+  if (begin >= 0) {
     const header = text.slice(begin, begin + 64);
     const closed = header.indexOf("-----", 11);
     const key = closed < 0 || KEY_BEGIN.test(header);

@@ -260,6 +260,8 @@ const VARIANTS: ReadonlyArray<[string, string]> = [
   ["email", "write to jane.d\u200boe@example.com today"],
   ["phone", "call 555\u00a0123\u00a04567 now"],
   ["secrets", "key AKIA\u200bIOSFODNN7EXAMPLE here"],
+  // The longest match the injection set allows: 54 words.
+  ["regex-prompt-injection", `ok so ignore ${"you have been given ".repeat(6)}system ${"you have been given ".repeat(6)}instructions today`],
 ];
 const PATTERN = "\\bforbidden[- ]word\\b|jul[a-z]+|\\d{3,}";
 const PATTERN_TEXTS = ["Say forbidden-word now", "forbidden word", "julia and julie, order 12345 shipped", "no forbidden-words here, 12 is fine"];
@@ -281,6 +283,10 @@ describe("streamed output: any chunking gets the whole answer's verdict", () => 
     const next = random(seed);
     return [[text], chunked(text, [1]), chunked(text, [2]), ...Array.from({ length: 6 }, (_, k) => randomChunks(text, next, k < 3 ? 4 : 12))];
   };
+
+  test("every variant and pattern text has something to find in the whole answer", () => {
+    for (const [slug, text] of VARIANTS) expect(wholeAnswer(text, [builtin(slug, "block")]).verdict.blocks.length, text).toBeGreaterThan(0);
+  });
 
   test("block: the stream ends with the 403 exactly when the whole answer is blocked, before any finding's text goes out", async () => {
     const failures: string[] = [];

@@ -82,7 +82,8 @@ export const promptInjection: Detector = {
   label: "PROMPT_INJECTION",
   engine: "regex",
   maxSpan: 600,
-  // The longest pattern spans some 40 words (fillers between its words); a word spelled out letter by letter is one.
-  holdFrom: (text) => lastTokensStart(text, 40, 600, true),
+  // The longest match of the set spans 54 words (an override verb of three, six fillers and six qualifiers of up to
+  // four, its noun of two: patterns.ts); a word spelled out letter by letter is one.
+  holdFrom: (text) => lastTokensStart(text, 56, 600, true),
   find: (text) => findInjection(text),
 };
