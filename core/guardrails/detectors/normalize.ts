@@ -9,6 +9,7 @@
  * - prompt injection's stronger one (injection/normalize.ts), which also collapses whitespace and undoes disguises.
  * Plain ASCII, most text, is its own matching view: nothing is copied.
  */
+import { isAscii } from "./codes.ts";
 
 export interface Normalized {
   text: string;
@@ -132,7 +133,6 @@ export function compact(f: Folded, original: string, keep?: Uint8Array): Normali
   return { text: utf16.decode(codes.subarray(0, m)), map: map.subarray(0, m + 1), ends: ends.subarray(0, m + 1) };
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
 /** Several detectors read the same text one after the other: the view of the last text is kept. */
 let lastText: string | undefined;
 let lastView: Normalized = { text: "" };
@@ -141,7 +141,7 @@ let lastView: Normalized = { text: "" };
 export function matchingView(text: string): Normalized {
   if (text === lastText) return lastView;
   let view: Normalized = { text };
-  if (!ASCII.test(text)) {
+  if (!isAscii(text)) {
     const folded = compact(foldText(text, matchingChar, false), text);
     if (folded.text !== text) view = folded;
   }
