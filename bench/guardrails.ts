@@ -11,15 +11,23 @@
  *    as it flows (flag filters: nothing held back); two more keys whose filters redact (email, phone and secrets;
  *    all nine) show what holding back costs: a redacted stream's first token waits until no finding can begin in it.
  *
- * All on 127.0.0.1; every phase is bounded by a count, so the run stops by itself. Knob: GUARDRAILS_BENCH_N
- * (request pairs per HTTP phase, default 400).
+ * 4. In process, per streamed delta: an answer of 1,000 words (nothing to find in them), one word per delta, through the output guard
+ *    (core/guardrails/output-stream.ts) with flag filters (nothing held), block filters (all nine, each alone),
+ *    redact filters, and an operator's pattern blocking; beside the bare stream (what a request without output filters costs: the guard is
+ *    not applied), in CPU time per delta. With GUARDRAILS_BENCH_AB=<another checkout> its guard runs too, alternated
+ *    with this tree's in the same process (A = that checkout, B = this tree).
+ *
+ * All on 127.0.0.1; every phase is bounded by a count, so the run stops by itself. Knobs: GUARDRAILS_BENCH_N
+ * (request pairs per HTTP phase, default 400), GUARDRAILS_BENCH_PHASES (`input,http,stream` by default).
  */
 import { BUILTIN_DETECTORS, BUILTIN_SLUGS } from "../core/guardrails/detectors/builtins.ts";
 import { guardRequest } from "../core/guardrails/input.ts";
 import { compilePolicy } from "../core/guardrails/policy.ts";
 import { filtersFor } from "../core/guardrails/scan.ts";
+import type { Filter } from "../core/guardrails/policy.ts";
+import type { StreamEvent } from "../core/model/events.ts";
 import type { CanonicalRequest } from "../core/model/request.ts";
-import type { GuardrailRecord } from "../core/store/types.ts";
+import type { GuardrailAction, GuardrailRecord } from "../core/store/types.ts";
 import { newGuardrail } from "../core/store/types/guardrails.ts";
 import { ADMIN_KEY, startTestGateway } from "../test/support/gateway.ts";
 
@@ -147,5 +155,67 @@ async function http(): Promise<void> {
   }
 }
 
-inProcess();
-await http();
+/** The output guard of the checkout at `root` (its own detectors and guard: loaded from there). */
+async function guardOf(root: string) {
+  const at = (path: string) => `${root}/core/guardrails/${path}`;
+  const { guardStream } = (await import(at("output-stream.ts"))) as typeof import("../core/guardrails/output-stream.ts");
+  const builtins = (await import(at("detectors/builtins.ts"))) as typeof import("../core/guardrails/detectors/builtins.ts");
+  const { customDetector } = (await import(at("detectors/custom.ts"))) as typeof import("../core/guardrails/detectors/custom.ts");
+  return { guardStream, builtins, customDetector };
+}
+
+async function streamedPerDelta(): Promise<void> {
+  const trees: Array<[string, string]> = [["B", new URL("..", import.meta.url).pathname.replace(/\/$/, "")]];
+  if (process.env.GUARDRAILS_BENCH_AB) trees.unshift(["A", process.env.GUARDRAILS_BENCH_AB.replace(/\/$/, "")]);
+  const guards = await Promise.all(trees.map(async ([name, root]) => ({ name, ...(await guardOf(root)) })));
+  // Prose with nothing to find (most answers): every filter reads every delta and none ends or rewrites the stream.
+  const words = TEXT.split(" ").filter((w) => /^[a-z]+\.?$/.test(w)).slice(0, 1_000);
+  const events: StreamEvent[] = [
+    { type: "start", id: "r", model: "m", provider: "p", created: 0 },
+    { type: "text-start", id: "t" },
+    ...words.map((w, i): StreamEvent => ({ type: "text-delta", id: "t", delta: i === 0 ? w : ` ${w}` })),
+    { type: "text-end", id: "t" },
+    { type: "finish", finish: { reason: "stop" } },
+  ];
+  async function* source(): AsyncIterable<StreamEvent> {
+    yield* events;
+  }
+  const guardrail = { id: "grd_bench", name: "bench", scope: "api-key" as const };
+  type Guard = (typeof guards)[number];
+  const filtersOf = (g: Guard, action: GuardrailAction, slugs: readonly string[]): Filter[] =>
+    slugs.map((slug) => ({ guardrail, detector: g.builtins.BUILTIN_DETECTORS.get(slug)!, action, scanScope: "all_messages", input: false, output: true }));
+  const arms: ReadonlyArray<[string, ((g: Guard) => Filter[]) | undefined]> = [
+    ["no output filter", undefined],
+    ["flag all nine", (g) => filtersOf(g, "flag", BUILTIN_SLUGS)],
+    ["block all nine", (g) => filtersOf(g, "block", BUILTIN_SLUGS)],
+    ["redact email, phone, secrets", (g) => filtersOf(g, "redact", ["email", "phone", "secrets"])],
+    ["redact all nine", (g) => filtersOf(g, "redact", BUILTIN_SLUGS)],
+    ...BUILTIN_SLUGS.map((slug): [string, (g: Guard) => Filter[]] => [`block ${slug}`, (g) => filtersOf(g, "block", [slug])]),
+    ["block a pattern", (g) => [{ guardrail, detector: g.customDetector("\\bforbidden-word\\b|jul[a-z]+", "P", 0), action: "block", scanScope: "all_messages", input: false, output: true }]],
+  ];
+  const samples = new Map<string, number[]>();
+  for (let round = 0; round < 33; round++) {
+    for (const [arm, filters] of arms) {
+      const order = round % 2 === 0 ? guards : [...guards].reverse();
+      for (const g of order) {
+        const stream = filters ? g.guardStream(source(), filters(g), { pipeline: [] }) : source();
+        // CPU time, not wall time: on a shared machine it is far less disturbed by the other processes.
+        const started = process.cpuUsage();
+        for await (const _ of stream);
+        const used = process.cpuUsage(started);
+        const ns = ((used.user + used.system) * 1e3) / words.length;
+        if (round >= 3) samples.set(`${arm}|${g.name}`, [...(samples.get(`${arm}|${g.name}`) ?? []), ns]);
+      }
+    }
+  }
+  for (const [arm] of arms) {
+    const line = guards.map((g) => `${g.name} ${median(samples.get(`${arm}|${g.name}`)!).toFixed(0)} ns`).join(", ");
+    const ab = guards.length === 2 ? `; B − A ${(median(samples.get(`${arm}|B`)!) - median(samples.get(`${arm}|A`)!)).toFixed(0)} ns` : "";
+    console.log(`streamed, per delta (${words.length} one-word deltas) ${arm.padEnd(28)} ${line}${ab}`);
+  }
+}
+
+const PHASES = (process.env.GUARDRAILS_BENCH_PHASES ?? "input,http,stream").split(",");
+if (PHASES.includes("input")) inProcess();
+if (PHASES.includes("http")) await http();
+if (PHASES.includes("stream")) await streamedPerDelta();

@@ -25,7 +25,8 @@ export const address: Detector = {
   slug: "address",
   label: "ADDRESS",
   engine: "heuristic",
-  holdFrom: (text) => lastTokensStart(text, 10, 200),
+  // Number, direction, four words, street type, direction, unit, city of three words, state and ZIP: 16 tokens.
+  holdFrom: (text) => lastTokensStart(text, 16, 200),
   maxSpan: 200,
   find(text: string): Finding[] {
     if (!/\d/.test(text)) return [];

@@ -8,10 +8,22 @@ const ASCII = /^[\x00-\x7f]*$/;
 const encoder = new TextEncoder();
 const recent: Array<{ text: string; codes: Uint8Array | Uint16Array }> = [];
 
+let lastTested: string | undefined;
+let lastAscii = false;
+
+/** Whether `text` is plain ASCII; the answer for the last text is kept (the matching view asks it first, then this). */
+export function isAscii(text: string): boolean {
+  if (text === lastTested) return lastAscii;
+  for (const entry of recent) if (entry.text === text) return entry.codes instanceof Uint8Array;
+  lastAscii = ASCII.test(text);
+  lastTested = text;
+  return lastAscii;
+}
+
 export function codesOf(text: string): Uint8Array | Uint16Array {
   for (const entry of recent) if (entry.text === text) return entry.codes;
   let codes: Uint8Array | Uint16Array;
-  if (ASCII.test(text)) {
+  if (isAscii(text)) {
     codes = new Uint8Array(text.length);
     encoder.encodeInto(text, codes);
   } else {

@@ -52,8 +52,9 @@ export const personName: Detector = {
   slug: "person-name",
   label: "PERSON_NAME",
   engine: "heuristic",
-  holdFrom: (text) => lastTokensStart(text, 5, 96),
-  maxSpan: 96,
+  // A cue of up to three tokens (`Contact person :`) before a name of up to three: the match begins at the cue.
+  holdFrom: (text) => lastTokensStart(text, 6, 120),
+  maxSpan: 120,
   find(text: string): Finding[] {
     // A name starts with a capital letter: a text without one has none.
     if (!/[A-Z][a-z]/.test(text)) return [];

@@ -32,7 +32,7 @@ function regexDetector(spec: {
 const isDigitCode = (c: number) => c >= 48 && c <= 57;
 /** Characters a phone number or card number is written with (digits and their separators). */
 const phoneChar = (c: number) => isDigitCode(c) || c === 32 || c === 46 || c === 45 || c === 40 || c === 41 || c === 43;
-const cardChar = (c: number) => isDigitCode(c) || c === 32 || c === 45;
+const cardChar = (c: number) => isDigitCode(c) || c === 32 || c === 45 || c === 46;
 
 const hasDigitRun = (n: number) => {
   const re = new RegExp(`\\d{${n}}`);
@@ -53,7 +53,7 @@ const SEP = "[ .\\-]";
 export const phone = regexDetector({
   slug: "phone",
   label: "PHONE",
-  maxSpan: 32,
+  maxSpan: 40,
   // +CC optional; an area code (in parentheses or not); then 2–3 groups. Not inside a longer run of digit groups
   // (a card number, a date, an id), and never a bare digit string (too many order numbers look like one).
   re: new RegExp(
@@ -67,7 +67,7 @@ export const phone = regexDetector({
   ),
   // Eight characters of digits and separators at least (a French number has no run of three digits).
   pretest: (text) => /\d[\d .()+-]{7}/.test(text),
-  holdFrom: (text) => trailingRunStart(text, phoneChar, 32),
+  holdFrom: (text) => trailingRunStart(text, phoneChar, 40),
 });
 
 export const ssn = regexDetector({
@@ -112,14 +112,17 @@ function plausibleCard(digits: string): boolean {
 export const creditCard = regexDetector({
   slug: "credit-card",
   label: "CREDIT_CARD",
-  maxSpan: 40,
-  re: /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w]|[ -]\d)/,
+  maxSpan: 64,
+  // Grouped with spaces or dashes, or with dots (one kind: `4111.1111 1111` is not one number).
+  re: /(?<![\w-])\d(?:[ .-]?\d){12,18}(?![\w]|[ .-]\d)/,
   pretest: hasDigitRun(4),
   accept: (m) => {
-    const digits = m[0].replace(/[ -]/g, "");
+    const dotted = m[0].includes(".");
+    if (dotted && /[ -]/.test(m[0])) return false;
+    const digits = m[0].replace(/[ .-]/g, "");
     return plausibleCard(digits) && luhn(digits);
   },
-  holdFrom: (text) => trailingRunStart(text, cardChar, 40),
+  holdFrom: (text) => trailingRunStart(text, cardChar, 64),
 });
 
 const OCTET = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;

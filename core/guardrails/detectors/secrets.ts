@@ -172,13 +172,7 @@ export const secrets: Detector = {
   engine: "secrets",
   maxSpan: 12_200,
   placeholder: (finding) => `[SECRET:${finding.pattern}]`,
-  // A private key block spans lines: held from its BEGIN until its END arrives; anything else fits in the last
-  // three tokens (`password = value`).
-  holdFrom(text) {
-    const begin = text.lastIndexOf("-----BEGIN ");
-    if (begin >= 0 && text.indexOf("-----END ", begin) < 0 && text.length - begin < 12_200) return begin;
-    return lastTokensStart(text, 3, 600);
-  },
+  holdFrom: holdSecrets,
   find(text: string): Finding[] {
     const found: Finding[] = [];
     for (const [start, end] of tokenWindows(text)) formatFindings(text.slice(start, end), start, found);
@@ -190,6 +184,31 @@ export const secrets: Detector = {
     return dedupe(found);
   },
 };
+
+const KEY_BEGIN = /^-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/;
+const KEY_END = /-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/;
+
+/**
+ * Where a finding may still begin in a growing text. A private key block spans lines: held from its BEGIN line
+ * until its whole END line arrives (unless the BEGIN line names something else, a certificate). Anything else fits
+ * in the last three tokens (`password = value`), but for an AWS secret, whose cue (`aws … secret … =`) may come up
+ * to 64 characters before the value.
+ */
+function holdSecrets(text: string): number {
+  // The last BEGIN line within a block's reach (not a search of the whole answer on every delta).
+  let begin = text.indexOf("-----BEGIN ", Math.max(0, text.length - 12_200));
+  for (let next = begin; next >= 0; next = text.indexOf("-----BEGIN ", begin + 1)) begin = next;
+  if (begin >= 0) {
+    const header = text.slice(begin, begin + 64);
+    const closed = header.indexOf("-----", 11);
+    const key = closed < 0 || KEY_BEGIN.test(header);
+    if (key && !KEY_END.test(text.slice(begin))) return begin;
+  }
+  const last = lastTokensStart(text, 3, 600);
+  const before = Math.max(0, last - 64);
+  const cue = text.slice(before, last).search(/aws/i);
+  return cue < 0 ? last : before + cue;
+}
 
 /** Windows may overlap a format's match twice: one finding per format and start. */
 function dedupe(found: Finding[]): Finding[] {

@@ -49,7 +49,11 @@ export const guardrailsStage: Stage = {
 /** Checks the answer on the way out (after accounting: a blocked answer is still billed). */
 function guardOutcome(ctx: RequestContext, policy: Policy, outcome: Outcome): Outcome {
   const filters = filtersFor(policy.filters, "output");
-  if (outcome.kind === "stream") return mapStream(outcome, (events) => guardStream(events, filters, ctx));
+  if (outcome.kind === "stream") {
+    // A blocked stream was settled (its record written) when its source closed: the record then says 403.
+    const blocked = (error: GatewayError) => amendRecord(ctx, { status: error.status, type: error.type });
+    return mapStream(outcome, (events) => guardStream(events, filters, { pipeline: ctx.pipeline, blocked }));
+  }
   const before = ctx.pipeline.length;
   try {
     guardResponse(outcome.response, filters, ctx.pipeline);

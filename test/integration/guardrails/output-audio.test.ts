@@ -80,7 +80,9 @@ describe("streamed", () => {
     conf.fake.enqueue(leakingReply(true));
     const all = await chunks(await ask(blocking.key, true));
     const spoken = all.map((c) => c.choices?.[0]?.delta?.audio?.transcript ?? "").join("");
-    expect(spoken).toBe("Hello ");
+    // Held while the secrets detector may still find something in it: at most the clean start goes out.
+    expect("Hello ".startsWith(spoken)).toBe(true);
+    expect(spoken).not.toContain("AKIA");
     expect(all.at(-1)!.error).toMatchObject({ code: 403, metadata: { side: "output" } });
   });
 

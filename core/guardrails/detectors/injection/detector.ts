@@ -82,6 +82,8 @@ export const promptInjection: Detector = {
   label: "PROMPT_INJECTION",
   engine: "regex",
   maxSpan: 600,
-  holdFrom: (text) => lastTokensStart(text, 16, 600),
+  // The longest match of the set spans 54 words (an override verb of three, six fillers and six qualifiers of up to
+  // four, its noun of two: patterns.ts); a word spelled out letter by letter is one.
+  holdFrom: (text) => lastTokensStart(text, 56, 600, true),
   find: (text) => findInjection(text),
 };

@@ -7,14 +7,9 @@
  * `ignroe` → `ignore`). Case is kept (one pattern is case-sensitive); `map` takes every normalised position back
  * to the original text, so a finding can be reported and redacted where it really is.
  */
+import { compact, foldText, invisible, isWhitespace, type Normalized } from "../normalize.ts";
 
-/** Invisible characters: zero-width, joiners, bidi controls, soft hyphen, word joiner, BOM, tag characters. */
-function invisible(c: number): boolean {
-  return (
-    c === 0xad || (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
-    (c >= 0x2066 && c <= 0x2069) || c === 0xfeff || c === 0x180e || c === 0x034f || (c >= 0xe0000 && c <= 0xe007f)
-  );
-}
+export { originalSpan, type Normalized } from "../normalize.ts";
 
 /** Look-alike letters (a subset of Unicode's confusables.txt: the Cyrillic and Greek letters drawn like Latin ones). */
 const CONFUSABLES: Record<string, string> = {
@@ -35,20 +30,6 @@ const TARGET_KEYS = new Map<string, string>();
 for (const word of TARGETS) TARGET_KEYS.set(scrambleKey(word), word);
 function scrambleKey(word: string): string {
   return word[0] + [...word.slice(1, -1)].sort().join("") + word[word.length - 1] + word.length;
-}
-
-export interface Normalized {
-  text: string;
-  /** `map[i]` = offset in the original of normalised character `i`; absent: the same offset (nothing moved). */
-  map?: Int32Array;
-  /** `ends[i]` = offset just past the original character(s) normalised character `i` came from. */
-  ends?: Int32Array;
-}
-
-/** Where normalised `[start, end)` is in the original. */
-export function originalSpan(n: Normalized, start: number, end: number): { start: number; end: number } {
-  if (!n.map || !n.ends) return { start, end };
-  return { start: n.map[start]!, end: n.ends[end - 1]! };
 }
 
 const NON_ASCII_OR_CONTROL = /[^\t\n\r\x20-\x7e]/;
@@ -101,80 +82,20 @@ export function normalizeChar(cp: number): string {
   return fold(cp);
 }
 
-function isWhitespace(cp: number): boolean {
-  return cp === 32 || (cp >= 9 && cp <= 13) || cp === 0xa0 || (cp >= 0x2000 && cp <= 0x200a) || cp === 0x3000 || cp === 0x2028 || cp === 0x2029 || cp === 0x202f || cp === 0x205f;
-}
 const isAsciiLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const LEET_CODES = new Int32Array(128).fill(-1);
 for (const [k, v] of Object.entries(LEET)) LEET_CODES[k.charCodeAt(0)] = v.charCodeAt(0);
 
 /**
- * Normalises `original` (see the module comment) in typed arrays, one pass per step: it runs on every user
- * message of every guarded request, so it must cost microseconds, not allocate per character.
+ * Normalises `original` (see the module comment): the shared folding pass (../normalize.ts), collapsing whitespace,
+ * then the word-level readings, in place on its arrays.
  */
 function normalizeFully(original: string): Normalized {
-  const cap = original.length * 2 + 1;
-  let out = new Uint16Array(cap);
-  let from = new Int32Array(cap);
-  let to = new Int32Array(cap);
-  /** For an emitted space: how many whitespace characters it stands for. */
-  let run = new Uint16Array(cap);
-  let n = 0;
-  const grow = (need: number) => {
-    if (n + need <= out.length) return;
-    const size = Math.max(out.length * 2, n + need);
-    const o = new Uint16Array(size), f = new Int32Array(size), t = new Int32Array(size), r = new Uint16Array(size);
-    o.set(out), f.set(from), t.set(to), r.set(run);
-    [out, from, to, run] = [o, f, t, r];
-  };
-  let i = 0;
-  while (i < original.length) {
-    let cp = original.charCodeAt(i);
-    const at = i;
-    if (cp >= 0xd800 && cp <= 0xdbff) cp = original.codePointAt(i)!;
-    i += cp > 0xffff ? 2 : 1;
-    if (cp < 128 && cp > 32) {
-      out[n] = cp, from[n] = at, to[n] = i, n++;
-      continue;
-    }
-    if (isWhitespace(cp)) {
-      const newline = cp === 10 || cp === 13 || cp === 0x2028 || cp === 0x2029;
-      if (n > 0 && (out[n - 1] === SPACE || out[n - 1] === NEWLINE)) {
-        if (newline) out[n - 1] = NEWLINE;
-        to[n - 1] = i;
-        if (run[n - 1]! < 65_535) run[n - 1]!++;
-        continue;
-      }
-      out[n] = newline ? NEWLINE : SPACE, from[n] = at, to[n] = i, run[n] = 1, n++;
-      continue;
-    }
-    if (cp < 128 || invisible(cp)) continue; // control characters and invisibles
-    const f = fold(cp);
-    grow(f.length);
-    for (let k = 0; k < f.length; k++) (out[n] = f.charCodeAt(k)), (from[n] = at), (to[n] = i), n++;
-  }
-  const keep = new Uint8Array(n).fill(1);
-  joinSpacedLetters(out, run, keep, n);
-  readWords(out, keep, n);
-  const map = new Int32Array(n + 1);
-  const ends = new Int32Array(n + 1);
-  const codes = new Uint16Array(n);
-  let m = 0;
-  for (let k = 0; k < n; k++) {
-    if (!keep[k]) continue;
-    codes[m] = out[k]!;
-    map[m] = from[k]!;
-    ends[m] = to[k]!;
-    m++;
-  }
-  map[m] = original.length;
-  ends[m] = original.length;
-  return { text: decode(codes.subarray(0, m)), map: map.subarray(0, m + 1), ends: ends.subarray(0, m + 1) };
-}
-
-const utf16 = new TextDecoder("utf-16le");
-function decode(codes: Uint16Array): string {
-  return utf16.decode(codes);
+  const f = foldText(original, normalizeChar, true);
+  const keep = new Uint8Array(f.n).fill(1);
+  joinSpacedLetters(f.out, f.run, keep, f.n);
+  readWords(f.out, keep, f.n);
+  return compact(f, original, keep);
 }
 
 const isBreakAt = (out: Uint16Array, k: number, n: number) => k < 0 || k >= n || out[k] === SPACE || out[k] === NEWLINE;
