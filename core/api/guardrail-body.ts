@@ -6,8 +6,7 @@
 import { t } from "elysia";
 import { errors } from "../errors.ts";
 import { BUILTIN_SLUGS } from "../guardrails/detectors/builtins.ts";
-import { compilePattern } from "../guardrails/pattern/program.ts";
-import { MAX_PATTERN_LENGTH, PatternError } from "../guardrails/pattern/parse.ts";
+import { compileRe2 as compilePattern, MAX_PATTERN_LENGTH, PatternError } from "../regex/index.ts";
 import { checkStorableText } from "../store/text.ts";
 import type { BuiltinFilter, ContentFilter, GuardrailPatch } from "../store/types.ts";
 

@@ -1,9 +1,9 @@
 /**
- * An operator's `content_filters` entry as a detector: its pattern compiled once (pattern/program.ts: linear time,
+ * An operator's `content_filters` entry as a detector: its pattern compiled once (core/regex: linear time,
  * no lookaround or backreferences), findings named by the filter's label (the pattern itself is policy, never shown
  * to callers), redacted as `[REDACTED]`; the label names it in block messages (reference §5).
  */
-import { compilePattern, PatternRun, type Program } from "../pattern/program.ts";
+import { compileRe2 as compilePattern, PatternRun, type Program } from "../../regex/index.ts";
 import type { Detector, DetectorStream, Finding } from "./types.ts";
 
 export function customDetector(pattern: string, label: string | undefined, index: number): Detector {
