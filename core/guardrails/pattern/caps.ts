@@ -1,7 +1,7 @@
 /**
  * What an operator's pattern may cost (README "Caps on heavy work"). Patterns run on the linear-time engine
  * (core/regex): a program of N instructions takes at most N steps per character of text (a plain string, 2), and the
- * engine takes about 100 million steps a second at worst (`bun bench/regex-steps.ts`: 115–180 M/s of CPU time on the
+ * engine takes about 100 million steps a second at worst (`bun bench/regex-steps.ts`: 105–180 M/s of CPU time on the
  * reference 2-core machine under load, rounded down). So the default cap on one pattern's program is what a 1 MB
  * prompt scans in under 1 s, and the default scan budget of one request is 1 s of steps on each side.
  */
