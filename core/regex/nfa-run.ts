@@ -34,6 +34,8 @@ export class NfaRun {
   /** Threads after closure at the current position: the character instructions. */
   private readonly runPc: Int32Array;
   private readonly runStart: Int32Array;
+  /** How many of them the last `close` left. */
+  private closed = 0;
   private pos = 0;
   /** The character before `pos` (NaN at the text start), for `\b` and line starts. */
   private prev = Number.NaN;
@@ -177,9 +179,6 @@ export class NfaRun {
     this.pos += width;
     return steps;
   }
-
-  /** Character threads the last `close` left in `runPc` / `runStart`. */
-  private closed = 0;
 
   /**
    * Epsilon closure of the seeds plus a new attempt starting at `pos`, with `after` the character at `pos` (NaN at
