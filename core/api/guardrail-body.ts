@@ -1,13 +1,13 @@
 /**
  * Bodies of `POST /guardrails` and `PATCH /guardrails/{id}` (reference b9; the peer SDK's Create/UpdateGuardrailRequest),
- * plus our `apply_to`. Shapes are checked by the schema; what a schema cannot say (a pattern that does not compile,
- * a builtin given twice) by `guardrailFields`, each a 400 naming the field.
+ * plus our `apply_to`. Shapes are checked by the schema; what a schema cannot say (a pattern that does not compile
+ * or would cost too much to scan, a builtin given twice) by `guardrailFields`, each a 400 naming the field.
  */
 import { t } from "elysia";
 import { errors } from "../errors.ts";
 import { BUILTIN_SLUGS } from "../guardrails/detectors/builtins.ts";
-import { compilePattern } from "../guardrails/pattern/program.ts";
-import { MAX_PATTERN_LENGTH, PatternError } from "../guardrails/pattern/parse.ts";
+import { compileNewPattern, DEFAULT_PATTERN_MAX_INSTRUCTIONS, MAX_PATTERN_LENGTH } from "../guardrails/pattern/caps.ts";
+import { PatternError } from "../regex/index.ts";
 import { checkStorableText } from "../store/text.ts";
 import type { BuiltinFilter, ContentFilter, GuardrailPatch } from "../store/types.ts";
 
@@ -82,8 +82,11 @@ export const OPTION_FIELDS = [
 
 type Body = Partial<typeof PatchGuardrailBody.static>;
 
-/** The record fields a body sets (undefined: left as it is), with every pattern compiled once to refuse bad ones. */
-export function guardrailFields(body: Body, previousOptions: Record<string, unknown> = {}): GuardrailPatch {
+/**
+ * The record fields a body sets (undefined: left as it is), with every pattern compiled once to refuse bad ones and
+ * those whose program has more than `patternMaxInstructions` instructions (README "Caps on heavy work").
+ */
+export function guardrailFields(body: Body, previousOptions: Record<string, unknown> = {}, patternMaxInstructions = DEFAULT_PATTERN_MAX_INSTRUCTIONS): GuardrailPatch {
   checkStorableText(body.name, "name");
   checkStorableText(body.description, "description");
   const patch: GuardrailPatch = {};
@@ -95,7 +98,7 @@ export function guardrailFields(body: Body, previousOptions: Record<string, unkn
   if (body.ignored_models !== undefined) patch.ignoredModels = body.ignored_models;
   if (body.allowed_providers !== undefined) patch.allowedProviders = body.allowed_providers;
   if (body.ignored_providers !== undefined) patch.ignoredProviders = body.ignored_providers;
-  if (body.content_filters !== undefined) patch.contentFilters = contentFilters(body.content_filters ?? []);
+  if (body.content_filters !== undefined) patch.contentFilters = contentFilters(body.content_filters ?? [], patternMaxInstructions);
   if (body.content_filter_builtins !== undefined) patch.contentFilterBuiltins = builtins(body.content_filter_builtins ?? []);
   if (body.apply_to !== undefined) patch.applyTo = body.apply_to;
   const options = { ...previousOptions };
@@ -109,20 +112,25 @@ export function guardrailFields(body: Body, previousOptions: Record<string, unkn
   return patch;
 }
 
-function contentFilters(entries: ReadonlyArray<{ pattern: string; action: ContentFilter["action"]; label?: string | null }>): ContentFilter[] {
+function contentFilters(entries: ReadonlyArray<{ pattern: string; action: ContentFilter["action"]; label?: string | null }>, maxInstructions: number): ContentFilter[] {
   return entries.map((entry, i) => {
     const param = `content_filters[${i}].pattern`;
     checkStorableText(entry.pattern, param);
     if (entry.pattern.length > MAX_PATTERN_LENGTH) throw errors.invalid(`${param}: longer than ${MAX_PATTERN_LENGTH} characters`, { param });
     try {
-      compilePattern(entry.pattern);
+      compileNewPattern(entry.pattern, maxInstructions);
     } catch (error) {
-      if (error instanceof PatternError) throw errors.invalid(`${param}: ${error.message}`, { param });
+      if (error instanceof PatternError) throw errors.invalid(`${param} ${quoted(entry.pattern)}: ${error.message}`, { param });
       throw error;
     }
     checkStorableText(entry.label, `content_filters[${i}].label`);
     return { pattern: entry.pattern, action: entry.action, ...(entry.label ? { label: entry.label } : {}) };
   });
+}
+
+/** The pattern as a 400 names it: JSON-quoted, cut at 80 characters. */
+function quoted(pattern: string): string {
+  return JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern);
 }
 
 function builtins(entries: ReadonlyArray<{ slug: string; action: BuiltinFilter["action"]; scan_scope?: "user_only" | "all_messages"; label?: string }>): BuiltinFilter[] {

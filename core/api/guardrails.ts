@@ -8,6 +8,7 @@ import { Elysia, t } from "elysia";
 import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
 import { errors } from "../errors.ts";
+import { guardrailCaps } from "../guardrails/pattern/caps.ts";
 import { guardrailsOf } from "../guardrails/service.ts";
 import { jsonResponse } from "../http/envelope.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
@@ -24,6 +25,7 @@ const ListQuery = t.Object({
 
 export function guardrailRoutes(deps: Deps, auth: Authenticator) {
   const service = guardrailsOf(deps);
+  const maxInstructions = guardrailCaps(deps.config).patternMaxInstructions;
 
   /** A guardrail of the caller's workspace, or 404. */
   const own = async (workspaceId: string, id: string): Promise<GuardrailRecord> => {
@@ -50,7 +52,7 @@ export function guardrailRoutes(deps: Deps, auth: Authenticator) {
         if (body.workspace_id !== undefined && body.workspace_id !== principal.workspaceId) {
           throw errors.invalid("workspace_id: must be the workspace of the calling key", { param: "workspace_id" });
         }
-        const record = await deps.store.guardrails.create(newGuardrail(deps.ids.id("grd_"), principal.workspaceId, body.name, guardrailFields(body)));
+        const record = await deps.store.guardrails.create(newGuardrail(deps.ids.id("grd_"), principal.workspaceId, body.name, guardrailFields(body, {}, maxInstructions)));
         // Nothing applies it yet (a new guardrail enforces nothing until assigned), so no cache to drop.
         return jsonResponse({ data: guardrailView(record, await usageOf(record)) }, 201);
       },
@@ -80,7 +82,7 @@ export function guardrailRoutes(deps: Deps, auth: Authenticator) {
       "/guardrails/:id",
       async ({ params, body, principal }) => {
         const current = await own(principal.workspaceId, params.id);
-        const updated = await deps.store.guardrails.update(params.id, principal.workspaceId, guardrailFields(body, current.options));
+        const updated = await deps.store.guardrails.update(params.id, principal.workspaceId, guardrailFields(body, current.options, maxInstructions));
         if (!updated) throw errors.notFound("Guardrail not found");
         await service.invalidate();
         return { data: guardrailView(updated, await usageOf(updated)) };

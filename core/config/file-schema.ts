@@ -136,6 +136,20 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /**
+     * What operators' guardrail patterns may cost (README "Caps on heavy work"): instructions of one pattern's
+     * program, refused above at `POST`/`PATCH /guardrails` (default 100: a 1 MB prompt in under 1 s), and the steps
+     * all patterns may take over one request, on each side (default 100,000,000: about 1 s).
+     */
+    guardrails: Type.Optional(
+      Type.Object(
+        {
+          pattern_max_instructions: Type.Optional(Type.Integer({ minimum: 2, maximum: 250_000 })),
+          scan_budget_steps: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Containers of the bash, shell, files and apply_patch tools (README "Containers"). */
     sandbox: Type.Optional(
       Type.Object(

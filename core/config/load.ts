@@ -6,7 +6,7 @@ import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
 import { simulatorProvider } from "./simulator-default.ts";
-import type { BatchesConfig, ExtensionRef, GatewayConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
+import type { BatchesConfig, ExtensionRef, GatewayConfig, GuardrailsConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
 
 /** Thrown for invalid configuration; server.ts prints the message and exits non-zero. */
 export class ConfigError extends Error {
@@ -83,6 +83,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     limits: toLimitsConfig(file.limits),
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
+    ...(file.guardrails ? { guardrails: toGuardrails(file.guardrails) } : {}),
     ...observability(file, env),
     // Absent, the recording takes its default (core/idempotency/recording.ts).
     ...(file.idempotency?.max_reply_bytes !== undefined ? { idempotency: { maxReplyBytes: file.idempotency.max_reply_bytes } } : {}),
@@ -125,6 +126,13 @@ function toBatches(b: ConfigFile["batches"]): BatchesConfig {
     pollIntervalMs: b?.poll_interval_ms ?? d.pollIntervalMs,
     leaseMs: b?.lease_ms ?? d.leaseMs,
     getRateLimitPerMinute: b?.get_rate_limit_per_minute ?? d.getRateLimitPerMinute,
+  };
+}
+
+function toGuardrails(g: NonNullable<ConfigFile["guardrails"]>): GuardrailsConfig {
+  return {
+    ...(g.pattern_max_instructions !== undefined ? { patternMaxInstructions: g.pattern_max_instructions } : {}),
+    ...(g.scan_budget_steps !== undefined ? { scanBudgetSteps: g.scan_budget_steps } : {}),
   };
 }
 

@@ -120,6 +120,14 @@ export interface SandboxConfig {
   listScanBound: number;
 }
 
+/** Caps on operators' guardrail patterns (config file `guardrails`); absent fields take core/guardrails/pattern/caps.ts defaults. */
+export interface GuardrailsConfig {
+  /** Instructions one pattern's compiled program may have (each may take a step per character scanned). */
+  patternMaxInstructions?: number;
+  /** Steps all patterns together may take over one request, on each side (prompt, answer). */
+  scanBudgetSteps?: number;
+}
+
 export interface GatewayConfig {
   host: string;
   port: number;
@@ -170,6 +178,8 @@ export interface GatewayConfig {
   limits?: LimitsConfig;
   /** Batch execution; absent means the defaults (`DEFAULT_BATCHES` in load.ts). */
   batches?: BatchesConfig;
+  /** Caps on guardrail patterns; absent means the defaults (core/guardrails/pattern/caps.ts). */
+  guardrails?: GuardrailsConfig;
   /** Containers and their sandbox; absent means the defaults (`DEFAULT_SANDBOX` in load.ts). */
   sandbox?: SandboxConfig;
   /** `GET /metrics`; absent means on and open (`DEFAULT_METRICS`). */

@@ -77,5 +77,10 @@ export type { Warning } from "../model/warnings.ts";
 export { byteBound, fixedTokens, messageTokens, tokenizer } from "../model/tokens.ts";
 export type { Measure, Tokenizer } from "../model/tokens.ts";
 
+// Regular expressions in linear time (core/regex): `linearRegExp(source, flags)` answers `test` as RegExp does, for
+// the patterns a backtracking engine could hang on, with a StepBudget bounding the work of one or many tests.
+export { linearRegExp, PatternError, RegexBudgetError, StepBudget } from "../regex/index.ts";
+export type { CompileOptions, LinearRegExp } from "../regex/index.ts";
+
 // Errors: build them with `helpers.error(...)` (a GatewayError the pipeline recognises whatever copy you have).
 export type { ErrorType, GatewayError, GatewayErrorInit } from "../errors.ts";

@@ -26,12 +26,15 @@ function healResponse(ctx: PluginContext, format: JsonFormat, response: Canonica
   const texts = response.parts.filter((part): part is TextPart => part.type === "text");
   if (texts.length === 0) return response;
   const text = texts.map((part) => part.text).join("");
-  const check = format.type === "json_schema" ? schemaCheck(format.schema) : undefined;
+  // Why the schema was not checked, when the client can act on it (a pattern refused, patterns too costly).
+  const skipped = new Set<string>();
+  const check = format.type === "json_schema" ? schemaCheck(format.schema, (reason) => skipped.add(reason)) : undefined;
   const result = heal(text, check);
+  for (const message of skipped) ctx.request.warnings.push({ code: "response_healing", field: "response_format", message });
   const base = {
     mode: format.type,
     original_length: text.length,
-    ...(format.type === "json_schema" && !check ? { schema_checked: false } : {}),
+    ...(format.type === "json_schema" && (!check || skipped.size > 0) ? { schema_checked: false } : {}),
     ...(response.finish.reason === "length" ? { truncated_by_max_tokens: true } : {}),
   };
   if (result.kind === "valid") return response;

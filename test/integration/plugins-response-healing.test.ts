@@ -105,6 +105,49 @@ describe("non-streamed json_schema / json_object replies", () => {
   });
 });
 
+describe("the schema's patterns", () => {
+  /** 40 branches whose patterns backtrack exponentially on a run of `a`s that ends badly (each about 2 s in RegExp). */
+  const hostile = {
+    type: "json_schema",
+    json_schema: {
+      name: "hostile",
+      schema: { type: "object", properties: { s: { anyOf: Array.from({ length: 40 }, (_, i) => ({ type: "string", pattern: `^(a+)+b${i}$` })) } }, required: ["s"] },
+    },
+  };
+
+  test("40 anyOf branches of catastrophic patterns are checked to the end, and the gateway keeps serving", async () => {
+    const text = JSON.stringify({ s: `${"a".repeat(28)}!` });
+    const person = '{"name": "Ann", "age": 31}';
+    // Two requests at once: each gets the reply its schema is for.
+    upstream.script = (body) => ({ text: (body.response_format as { json_schema: { name: string } }).json_schema.name === "hostile" ? text : person });
+    let checked, other;
+    try {
+      [checked, other] = await Promise.all([ask(text, hostile), ask(person, schemaFormat)]);
+    } finally {
+      upstream.script = () => ({ text: reply });
+    }
+    expect(checked.content).toBe(text);
+    expect(checked.healing[0]).toMatchObject({ improved: false, reason: 'the JSON does not match the schema: /s must match pattern "^(a+)+b0$"' });
+    expect(checked.metadata.warnings).toEqual([{ code: "response_healing", field: "response_format", message: `The reply was returned untouched: the JSON does not match the schema: /s must match pattern "^(a+)+b0$"` }]);
+    expect(other.content).toBe(person);
+    // A value one branch accepts passes.
+    const accepted = JSON.stringify({ s: "aaab39" });
+    expect((await ask(accepted, hostile)).healing).toEqual([]);
+  }, 15_000);
+
+  test("a pattern the linear-time engine refuses leaves the reply unchecked against the schema, with a warning", async () => {
+    const format = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { s: { type: "string", pattern: "(?<=a)b" } } } } };
+    const { content, healing, metadata } = await ask("{s: 'xyz',}", format);
+    expect(content).toBe('{"s":"xyz"}');
+    expect(healing[0]).toMatchObject({ improved: true, schema_checked: false });
+    expect(metadata.warnings).toContainEqual({
+      code: "response_healing",
+      field: "response_format",
+      message: 'The reply was not checked against the schema: its pattern "(?<=a)b": lookahead and lookbehind are not supported',
+    });
+  });
+});
+
 describe("streamed replies", () => {
   test("pass through untouched; the pipeline says so", async () => {
     reply = "```json\n{name: 'Ann', age: 31}\n```";

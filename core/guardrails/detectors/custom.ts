@@ -1,32 +1,60 @@
 /**
- * An operator's `content_filters` entry as a detector: its pattern compiled once (pattern/program.ts: linear time,
- * no lookaround or backreferences), findings named by the filter's label (the pattern itself is policy, never shown
- * to callers), redacted as `[REDACTED]`; the label names it in block messages (reference §5).
+ * An operator's `content_filters` entry as a detector: its pattern compiled once (core/regex, RE2 dialect: linear
+ * time, no lookaround or backreferences), findings named by the filter's label (the pattern itself is policy, never
+ * shown to callers), redacted as `[REDACTED]`; the label names it in block messages (reference §5). A request's scans
+ * run `within` its scan budget (pattern/scan-budget.ts).
  */
-import { compilePattern, PatternRun, type Program } from "../pattern/program.ts";
+import { compileRe2, PatternRun, RegexBudgetError, type Program, type Span, type StepBudget } from "../../regex/index.ts";
 import type { Detector, DetectorStream, Finding } from "./types.ts";
 
-export function customDetector(pattern: string, label: string | undefined, index: number): Detector {
-  const program: Program = compilePattern(pattern);
+export interface CustomDetector extends Detector {
+  /** The same detector with every step counted against `budget`; past it, scans throw what `exceeded` makes. */
+  within(budget: StepBudget, exceeded: () => Error): Detector;
+}
+
+export function isCustomDetector(detector: Detector): detector is CustomDetector {
+  return detector.slug === "custom" && "within" in detector;
+}
+
+export function customDetector(pattern: string, label: string | undefined, index: number): CustomDetector {
+  const program: Program = compileRe2(pattern);
   const name = label ?? `content_filter_${index}`;
-  return {
+  const make = (budget: StepBudget | undefined, exceeded: () => Error): Detector => ({
     slug: "custom",
     label: label ?? "REDACTED",
     engine: "regex",
     maxSpan: Infinity,
     placeholder: () => "[REDACTED]",
-    find: (text) => PatternRun.spansOf(program, text).map((s) => ({ start: s.start, end: s.end, pattern: name })),
-    stream: () => patternStream(program, name),
-  };
+    find: (text) => counted(exceeded, () => findings(PatternRun.spansOf(program, text, budget ? { budget } : {}), name)),
+    stream: () => patternStream(new PatternRun(program, budget ? { budget } : {}), name, exceeded),
+  });
+  return { ...make(undefined, unbounded), within: (budget, exceeded) => make(budget, exceeded) };
 }
 
-function patternStream(program: Program, name: string): DetectorStream {
-  const run = new PatternRun(program);
+function unbounded(): Error {
+  return new Error("custom detector: a scan without a budget ran out of it");
+}
+
+function findings(spans: readonly Span[], name: string): Finding[] {
+  return spans.map((s) => ({ start: s.start, end: s.end, pattern: name }));
+}
+
+/** Runs a scan, turning the engine's budget error into the request's. */
+function counted<T>(exceeded: () => Error, scan: () => T): T {
+  try {
+    return scan();
+  } catch (error) {
+    if (error instanceof RegexBudgetError) throw exceeded();
+    throw error;
+  }
+}
+
+function patternStream(run: PatternRun, name: string, exceeded: () => Error): DetectorStream {
   return {
-    feed: (text) => run.feed(text),
-    finish: () => run.finish(),
+    feed: (text) => counted(exceeded, () => run.feed(text)),
+    finish: () => counted(exceeded, () => run.finish()),
     get findings(): Finding[] {
-      return run.spans.map((s) => ({ start: s.start, end: s.end, pattern: name }));
+      return findings(run.spans, name);
     },
     liveFrom: () => run.liveFrom(),
   };

@@ -2,6 +2,7 @@
  * guardrails (issue 15): the policies assigned to the calling key and its workspace (README "Guardrails"), enforced
  * around everything that reaches an upstream. On the way in: beta admission, the model and provider lists, the input
  * content filters (block: 403 with pipeline entries; redact: placeholders in the canonical request; flag: recorded),
+ * each side's pattern scans within the request's scan budget (403 past it: README "Caps on heavy work"),
  * then each budget's credit hold (403 when one cannot cover the request), combined with the key's own hold so every
  * later turn and priced plugin work extends them all. On the way out, when a filter reads the answer: the whole
  * response is checked, or the stream as it flows (core/guardrails/output-stream.ts).
@@ -14,7 +15,9 @@ import { guardRequest } from "../../guardrails/input.ts";
 import { applyModelLists } from "../../guardrails/model-lists.ts";
 import { guardResponse } from "../../guardrails/output-response.ts";
 import { guardStream } from "../../guardrails/output-stream.ts";
-import type { Policy } from "../../guardrails/policy.ts";
+import { guardrailCaps } from "../../guardrails/pattern/caps.ts";
+import { withScanBudget } from "../../guardrails/pattern/scan-budget.ts";
+import type { Filter, Policy } from "../../guardrails/policy.ts";
 import { filtersFor } from "../../guardrails/scan.ts";
 import { guardrailsOf } from "../../guardrails/service.ts";
 import type { CreditHold } from "../../limits/credits.ts";
@@ -33,12 +36,13 @@ export const guardrailsStage: Stage = {
     const policy = await guardrailsOf(ctx.deps).policyFor(principal.workspaceId, principal.keyHash);
     if (!policy) return next();
     applyModelLists(policy, ctx.request, ctx.deps.catalog);
-    guardRequest(ctx.request, filtersFor(policy.filters, "input"), ctx.pipeline);
+    const scanBudget = guardrailCaps(ctx.deps.config).scanBudgetSteps;
+    guardRequest(ctx.request, withScanBudget(filtersFor(policy.filters, "input"), scanBudget, "input"), ctx.pipeline);
     const holds = await holdBudgets(ctx, policy);
     let outcome: Outcome | undefined;
     try {
       outcome = await next();
-      return policy.checksOutput ? guardOutcome(ctx, policy, outcome) : outcome;
+      return policy.checksOutput ? guardOutcome(ctx, withScanBudget(filtersFor(policy.filters, "output"), scanBudget, "output"), outcome) : outcome;
     } finally {
       // A stream settles its holds when it ends (accounting commits `ctx.credit`); anything else not settled is released.
       if (outcome?.kind !== "stream") for (const hold of holds) void hold.release().catch(() => undefined);
@@ -47,8 +51,7 @@ export const guardrailsStage: Stage = {
 };
 
 /** Checks the answer on the way out (after accounting: a blocked answer is still billed). */
-function guardOutcome(ctx: RequestContext, policy: Policy, outcome: Outcome): Outcome {
-  const filters = filtersFor(policy.filters, "output");
+function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: Outcome): Outcome {
   if (outcome.kind === "stream") {
     // A blocked stream was settled (its record written) when its source closed: the record then says 403.
     const blocked = (error: GatewayError) => amendRecord(ctx, { status: error.status, type: error.type });

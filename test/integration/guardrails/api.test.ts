@@ -5,7 +5,7 @@
  * to the workspace, workspace scoping, and beta admissions.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_PATTERN_LENGTH } from "../../../core/guardrails/pattern/parse.ts";
+import { MAX_PATTERN_LENGTH } from "../../../core/guardrails/pattern/caps.ts";
 import { expectError } from "../../support/envelope.ts";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { sdkClient } from "../../support/openrouter-sdk.ts";

@@ -1,7 +1,7 @@
 /** plugins/response-healing: heal() on the broken JSON models produce, and the schema check (Ajv). */
 import { describe, expect, test } from "bun:test";
 import { heal } from "../../../../plugins/response-healing/heal.ts";
-import { schemaCheck } from "../../../../plugins/response-healing/schema-check.ts";
+import { schemaCheck, VALIDATION_STEP_BUDGET } from "../../../../plugins/response-healing/schema-check.ts";
 
 const healed = (text: string, check?: Parameters<typeof heal>[1]) => {
   const result = heal(text, check);
@@ -70,6 +70,25 @@ describe("schemaCheck", () => {
   test("keywords Ajv does not know (OpenAI's `strict`, vendor extensions) are tolerated; a broken schema gives no check", () => {
     expect(schemaCheck({ type: "object", strict: true, "x-vendor": 1 })!({})).toBeUndefined();
     expect(schemaCheck({ type: "no-such-type" })).toBeUndefined();
+  });
+
+  test("pattern and patternProperties run on the linear-time engine with the u flag's meaning", () => {
+    const check = schemaCheck({ type: "object", properties: { e: { type: "string", pattern: "^.$" } }, patternProperties: { "^x_\\d+$": { type: "integer" } } })!;
+    expect(check({ e: "😀", x_1: 2 })).toBeUndefined();
+    expect(check({ e: "ab" })).toBe('/e must match pattern "^.$"');
+    expect(check({ x_7: "seven" })).toBe("/x_7 must be integer");
+  });
+
+  test("a pattern the engine refuses, or patterns past the validation's step budget, leave the value unchecked and say why", () => {
+    const reasons: string[] = [];
+    expect(schemaCheck({ type: "object", properties: { a: { type: "string", pattern: "(a)\\1" } } }, (r) => reasons.push(r))).toBeUndefined();
+    const costly = schemaCheck({ type: "object", properties: { s: { type: "string", pattern: "(?:.?){900}Z" } } }, (r) => reasons.push(r))!;
+    expect(costly({ s: "x".repeat(10) })).toBe('/s must match pattern "(?:.?){900}Z"');
+    expect(costly({ s: "x".repeat(VALIDATION_STEP_BUDGET / 1_000) })).toBeUndefined();
+    expect(reasons).toEqual([
+      'The reply was not checked against the schema: its pattern "(a)\\\\1": backreferences are not supported',
+      "The reply was not checked against the schema: its patterns took more than 10,000,000 steps",
+    ]);
   });
 
   test("validators are cached per schema text (many schemas do not grow the cache without bound)", () => {

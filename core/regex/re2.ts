@@ -1,35 +1,28 @@
 /**
- * The guardrail pattern dialect (reference b9: "no lookaround and no backreferences, patterns capped at 100k
- * characters"), parsed into a small AST that program.ts compiles for a Thompson NFA. The syntax is RE2's, which is
- * what such dialects are: literals and escapes, `.`, classes `[…]` / `[^…]` with ranges, `\d \w \s` and their
- * negations, POSIX `[[:alpha:]]`, Unicode `\p{L}` / `\P{L}`, groups `(…)`, `(?:…)`, `(?P<n>…)`, `(?<n>…)`,
- * alternation, `* + ? {n} {n,} {n,m}` (lazy forms too: only where matches are counts, not which one), anchors
- * `^ $ \A \z \b \B`, and flags `(?i)`, `(?m)`, `(?s)` (also scoped: `(?i:…)`, negated: `(?-i)`). Case-sensitive
- * by default, like RE2. Refused with a PatternError that names the feature: lookaround, backreferences, and
- * anything else we cannot run in linear time.
+ * The RE2 dialect (guardrail `content_filters`: reference b9, "no lookaround and no backreferences, patterns capped at
+ * 100k characters"): literals and escapes, `.`, classes `[…]` / `[^…]` with ranges, `\d \w \s` and their negations,
+ * POSIX `[[:alpha:]]`, Unicode `\p{L}` / `\P{L}`, groups `(…)`, `(?:…)`, `(?P<n>…)`, `(?<n>…)`, alternation,
+ * `* + ? {n} {n,} {n,m}` (lazy forms too: only where matches are counts, not which one), anchors `^ $ \A \z \b \B`,
+ * and flags `(?i)`, `(?m)`, `(?s)` (also scoped: `(?i:…)`, negated: `(?-i)`). Case-sensitive by default, like RE2;
+ * text is read as UTF-16 code units. Refused with a PatternError that names the feature: lookaround,
+ * backreferences, and anything else no automaton runs in linear time.
  */
-
-/** The pattern is not valid, or uses a feature the dialect refuses; the message says which and where. */
-export class PatternError extends Error {
-  override readonly name = "PatternError";
-}
+import {
+  cachedUnitMap,
+  ClassBuilder,
+  isDigit,
+  isLineBreak,
+  isWordChar,
+  MAX_REPEAT,
+  NodeFactory,
+  PatternError,
+  unicodeProperty,
+  type Node,
+  type Pred,
+} from "./syntax.ts";
 
 /** Longest pattern accepted (reference b9). */
 export const MAX_PATTERN_LENGTH = 100_000;
-/** Largest `{n,m}` bound (RE2's). */
-export const MAX_REPEAT = 1_000;
-
-/** Tests one UTF-16 code unit. */
-export type Pred = (c: number) => boolean;
-export type AssertKind = "text-start" | "text-end" | "line-start" | "line-end" | "word" | "not-word";
-
-export type Node =
-  | { t: "empty" }
-  | { t: "char"; pred: Pred }
-  | { t: "cat"; items: Node[] }
-  | { t: "alt"; options: Node[] }
-  | { t: "rep"; node: Node; min: number; max: number }
-  | { t: "assert"; kind: AssertKind };
 
 interface Flags {
   i: boolean;
@@ -37,11 +30,6 @@ interface Flags {
   s: boolean;
 }
 
-// ---------------------------------------------------------------- character sets
-
-export const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-export const isWordChar = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-export const isLineBreak = (c: number): boolean => c === 10;
 const isSpace = (c: number): boolean => c === 9 || c === 10 || c === 11 || c === 12 || c === 13 || c === 32;
 
 const CLASS_ESCAPES: Record<string, Pred> = {
@@ -70,53 +58,36 @@ const POSIX: Record<string, Pred> = {
   xdigit: (c) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102),
 };
 
-/** Simple case folding of one code unit, cached (the matcher calls it per character of case-insensitive parts). */
-const LOWER = new Int32Array(65_536).fill(-1);
-const UPPER = new Int32Array(65_536).fill(-1);
-export function lowerOf(c: number): number {
+/** Simple case folding of one code unit (`(?i)`). */
+const lowerOf = cachedUnitMap((c) => {
   if (c < 128) return c >= 65 && c <= 90 ? c + 32 : c;
-  let v = LOWER[c]!;
-  if (v < 0) {
-    const s = String.fromCharCode(c).toLowerCase();
-    v = LOWER[c] = s.length === 1 ? s.charCodeAt(0) : c;
-  }
-  return v;
-}
-export function upperOf(c: number): number {
+  const s = String.fromCharCode(c).toLowerCase();
+  return s.length === 1 ? s.charCodeAt(0) : c;
+});
+const upperOf = cachedUnitMap((c) => {
   if (c < 128) return c >= 97 && c <= 122 ? c - 32 : c;
-  let v = UPPER[c]!;
-  if (v < 0) {
-    const s = String.fromCharCode(c).toUpperCase();
-    v = UPPER[c] = s.length === 1 ? s.charCodeAt(0) : c;
-  }
-  return v;
-}
+  const s = String.fromCharCode(c).toUpperCase();
+  return s.length === 1 ? s.charCodeAt(0) : c;
+});
 
 function caseless(raw: Pred): Pred {
   return (c) => raw(c) || raw(lowerOf(c)) || raw(upperOf(c));
 }
 
-/** `\p{…}` through the engine's own Unicode tables; checked once here so a bad name is a PatternError. */
-function unicodeProperty(name: string, negated: boolean): Pred {
-  let re: RegExp;
-  try {
-    re = new RegExp(`^\\p{${name}}$`, "u");
-  } catch {
-    throw new PatternError(`unknown Unicode class \\p{${name}}`);
-  }
-  return (c) => re.test(String.fromCharCode(c)) !== negated;
-}
-
-// ---------------------------------------------------------------- parser
-
-export function parsePattern(source: string): Node {
+/** Parses an RE2 pattern; `maxProgram` bounds the compiled program (refused while parsing). */
+export function parseRe2(source: string, maxProgram: number): { root: Node; size: number } {
   if (source.length > MAX_PATTERN_LENGTH) throw new PatternError(`pattern longer than ${MAX_PATTERN_LENGTH} characters`);
-  return new Parser(source).parse();
+  const nodes = new NodeFactory(maxProgram);
+  const root = new Re2Parser(source, nodes).parse();
+  return { root, size: nodes.program(root) };
 }
 
-class Parser {
+class Re2Parser {
   private pos = 0;
-  constructor(private readonly src: string) {}
+  constructor(
+    private readonly src: string,
+    private readonly nodes: NodeFactory,
+  ) {}
 
   parse(): Node {
     const node = this.alternation({ i: false, m: false, s: false });
@@ -136,7 +107,7 @@ class Parser {
       this.pos++;
       options.push(this.concatenation(flags));
     }
-    return options.length === 1 ? options[0]! : { t: "alt", options };
+    return this.nodes.alt(options);
   }
 
   private concatenation(flags: Flags): Node {
@@ -146,8 +117,7 @@ class Parser {
       if (atom === undefined) continue; // a flag group: no node
       items.push(this.quantified(atom));
     }
-    if (items.length === 0) return { t: "empty" };
-    return items.length === 1 ? items[0]! : { t: "cat", items };
+    return this.nodes.cat(items);
   }
 
   private quantified(atom: Node): Node {
@@ -158,7 +128,7 @@ class Parser {
     if (this.peek() === "?") this.pos++; // lazy: the same set of matches, and only the set matters here
     // `a**` is an error in RE2 (and in JavaScript); `(a*)*` is fine.
     if (this.quantifierAhead()) throw new PatternError(`bad repetition operator at ${this.pos}`);
-    return { t: "rep", node: atom, min: bounds[0], max: bounds[1] };
+    return this.nodes.rep(atom, bounds[0], bounds[1]);
   }
 
   /** Reads `* + ? {n} {n,} {n,m}` when one is next. */
@@ -192,22 +162,20 @@ class Parser {
       case "[":
         return this.characterClass(flags);
       case ".":
-        return { t: "char", pred: flags.s ? () => true : (code) => !isLineBreak(code) };
+        return this.nodes.char(flags.s ? () => true : (code) => !isLineBreak(code));
       case "^":
-        return { t: "assert", kind: flags.m ? "line-start" : "text-start" };
+        return this.nodes.assert(flags.m ? "line-start" : "text-start");
       case "$":
-        return { t: "assert", kind: flags.m ? "line-end" : "text-end" };
+        return this.nodes.assert(flags.m ? "line-end" : "text-end");
       case "\\":
         return this.escape(flags);
       case "*":
       case "+":
       case "?":
         throw new PatternError(`missing argument to repetition operator at ${this.pos - 1}`);
-      default: {
+      default:
         // A surrogate pair is one character to the author: two code units in sequence.
-        const code = c.charCodeAt(0);
-        return literal(code, flags);
-      }
+        return this.literal(c.charCodeAt(0), flags);
     }
   }
 
@@ -251,13 +219,13 @@ class Parser {
   private escape(flags: Flags): Node {
     const c = this.src[this.pos++];
     if (c === undefined) throw new PatternError("trailing \\ at end of pattern");
-    if (c === "b") return { t: "assert", kind: "word" };
-    if (c === "B") return { t: "assert", kind: "not-word" };
-    if (c === "A") return { t: "assert", kind: "text-start" };
-    if (c === "z") return { t: "assert", kind: "text-end" };
-    if (c in CLASS_ESCAPES) return { t: "char", pred: CLASS_ESCAPES[c]! };
-    if (c === "p" || c === "P") return { t: "char", pred: this.property(c === "P") };
-    return literal(this.escapedCode(c), flags);
+    if (c === "b") return this.nodes.assert("word");
+    if (c === "B") return this.nodes.assert("not-word");
+    if (c === "A") return this.nodes.assert("text-start");
+    if (c === "z") return this.nodes.assert("text-end");
+    if (c in CLASS_ESCAPES) return this.nodes.char(CLASS_ESCAPES[c]!);
+    if (c === "p" || c === "P") return this.nodes.char(this.property(c === "P"));
+    return this.literal(this.escapedCode(c), flags);
   }
 
   private property(negated: boolean): Pred {
@@ -322,9 +290,7 @@ class Parser {
   private characterClass(flags: Flags): Node {
     const negated = this.peek() === "^";
     if (negated) this.pos++;
-    const singles = new Set<number>();
-    const ranges: Array<[number, number]> = [];
-    const sets: Pred[] = [];
+    const members = new ClassBuilder();
     let first = true;
     while (this.peek() !== "]" || first) {
       if (this.pos >= this.src.length) throw new PatternError("missing ] in character class");
@@ -335,7 +301,7 @@ class Parser {
         const name = raw.startsWith("^") ? raw.slice(1) : raw;
         const set = POSIX[name];
         if (!set) throw new PatternError(`unknown POSIX class [:${raw}:] at ${this.pos}`);
-        sets.push(raw.startsWith("^") ? (c) => !set(c) : set);
+        members.set(`[:${raw}:]`, raw.startsWith("^") ? (c) => !set(c) : set);
         this.pos = end + 2;
         continue;
       }
@@ -345,33 +311,38 @@ class Parser {
         const to = this.classAtom();
         if (typeof from !== "number" || typeof to !== "number") throw new PatternError(`bad character class range at ${this.pos}`);
         if (from > to) throw new PatternError(`character class range out of order at ${this.pos}`);
-        ranges.push([from, to]);
+        members.range(from, to);
         continue;
       }
-      if (typeof from === "number") singles.add(from);
-      else sets.push(from);
+      if (typeof from === "number") members.add(from);
+      else members.set(from.key, from.pred);
     }
     this.pos++;
-    const raw: Pred = (code) => singles.has(code) || ranges.some(([a, b]) => code >= a && code <= b) || sets.some((s) => s(code));
+    const raw = members.build();
     const folded = flags.i ? caseless(raw) : raw;
-    return { t: "char", pred: negated ? (c) => !folded(c) : folded };
+    return this.nodes.char(negated ? (c) => !folded(c) : folded);
   }
 
-  /** One member of a class: a code unit, or a predefined set (`\d`, `\p{L}`). */
-  private classAtom(): number | Pred {
+  /** One member of a class: a code unit, or a named set (`\d`, `\p{L}`) with the key it is kept once under. */
+  private classAtom(): number | { key: string; pred: Pred } {
+    const start = this.pos;
     const c = this.src[this.pos++]!;
     if (c !== "\\") return c.charCodeAt(0);
     const e = this.src[this.pos++];
     if (e === undefined) throw new PatternError("trailing \\ in character class");
-    if (e in CLASS_ESCAPES) return CLASS_ESCAPES[e]!;
-    if (e === "p" || e === "P") return this.property(e === "P");
+    if (e in CLASS_ESCAPES) return { key: `\\${e}`, pred: CLASS_ESCAPES[e]! };
+    if (e === "p" || e === "P") {
+      const pred = this.property(e === "P");
+      return { key: this.src.slice(start, this.pos), pred };
+    }
     if (e === "b") throw new PatternError(`\\b inside a character class at ${this.pos - 2}`);
     return this.escapedCode(e);
   }
-}
 
-function literal(code: number, flags: Flags): Node {
-  if (!flags.i) return { t: "char", pred: (c) => c === code };
-  const lower = lowerOf(code);
-  return { t: "char", pred: (c) => c === code || lowerOf(c) === lower };
+  private literal(code: number, flags: Flags): Node {
+    if (!flags.i) return this.nodes.char((c) => c === code, { unit: code, fold: undefined });
+    // Equal to "lowerOf(c) === lower" (c === code implies it): the fold the plain-string path compares with.
+    const lower = lowerOf(code);
+    return this.nodes.char((c) => c === code || lowerOf(c) === lower, { unit: lower, fold: lowerOf });
+  }
 }

@@ -1,10 +1,10 @@
 /**
- * The guardrail pattern dialect (core/guardrails/pattern): RE2 syntax without lookaround or backreferences,
- * matched in linear time, reporting the text any match covers (merged spans), resumable over streamed text.
+ * The RE2 dialect of the regex engine (core/regex/re2.ts: guardrail patterns): RE2 syntax without lookaround or
+ * backreferences, matched in linear time, reporting the text any match covers (merged spans), resumable over
+ * streamed text.
  */
 import { describe, expect, test } from "bun:test";
-import { compilePattern, PatternRun, type Span } from "../../../core/guardrails/pattern/program.ts";
-import { MAX_PATTERN_LENGTH, PatternError } from "../../../core/guardrails/pattern/parse.ts";
+import { compileRe2 as compilePattern, MAX_PATTERN_LENGTH, PatternError, PatternRun, type Span } from "../../../core/regex/index.ts";
 
 const spans = (pattern: string, text: string): Array<[number, number]> => PatternRun.spansOf(compilePattern(pattern), text).map((s) => [s.start, s.end]);
 const covered = (pattern: string, text: string) => spans(pattern, text).map(([a, b]) => text.slice(a, b));

@@ -1,6 +1,24 @@
-/** The linear-time matcher behind service:tool_search: JavaScript semantics (i + m flags), refusals, bounds. */
+/**
+ * The ECMAScript dialect of the regex engine (core/regex/ecmascript.ts), as service:tool_search runs it: JavaScript
+ * semantics with the i and m flags, refusals, bounds; then the `u` flag JSON Schema patterns are given with.
+ */
 import { describe, expect, test } from "bun:test";
-import { compileSafeRegex, MAX_PROGRAM, PatternError, RegexBudgetError } from "../../../tools/tool-search/safe-regex.ts";
+import { linearRegExp, PatternError, RegexBudgetError, StepBudget } from "../../../core/regex/index.ts";
+
+/** Tool search's program cap. */
+const MAX_PROGRAM = 2_000;
+
+/** A matcher as tool search compiles one, its steps counted against `budget` (unbounded by default). */
+function compileSafeRegex(pattern: string, options: { budget?: number } = {}) {
+  const regex = linearRegExp(pattern, "im", { maxProgram: MAX_PROGRAM });
+  const budget = new StepBudget(options.budget ?? Number.MAX_SAFE_INTEGER);
+  return {
+    test: (text: string) => regex.test(text, budget),
+    get steps() {
+      return budget.used;
+    },
+  };
+}
 
 const PATTERNS = [
   "weather", "get_(weather|forecast)", "^get", "^price", "^b$", "price$", "^$", "a|", "(?:ab)+c", "(?<word>ab)?c", "a{2}", "a{2,}", "a{1,3}b",
@@ -90,5 +108,41 @@ describe("safe regex: cost", () => {
       for (let i = 0; i < 100; i++) regex.test("abcdefghij".repeat(100));
     }).toThrow(RegexBudgetError);
     expect(regex.steps).toBeGreaterThan(50_000);
+  });
+});
+
+describe("the u flag (JSON Schema patterns): code points, \\u{…}, \\p{…}", () => {
+  const patterns = [
+    "^.$", "^..$", "^.{1,2}$", "[^a]", "^[^a]$", "\\S", "^\\S$", "😀", "^😀+$", "[😀-😂]", "^[\\u{1F600}-\\u{1F64F}]$", "\\u{1F601}",
+    "\\uD83D\\uDE00", "\\uD83D", "^\\uDE00", "\\p{L}+", "^\\p{Lu}\\p{Ll}*$", "\\P{L}", "[\\p{N}_]+$", "^\\p{Script=Greek}+$", "a.b", "^$",
+    "^[a-z]+$", "\\bx\\b", "(?:ab|a)+c",
+  ];
+  const texts = ["", "a", "😀", "😀😀", "😁", "x😀y", "\uD83D", "\uDE00", "\uD83Dx", "\uDE00😀", "αβγ", "Ωmega", "A1_", "abc", "a😀b", "a\nb", "x", "5"];
+
+  test("every pattern against every text answers as RegExp with the u flag does", () => {
+    let compared = 0;
+    for (const pattern of patterns) {
+      const reference = new RegExp(pattern, "u");
+      const linear = linearRegExp(pattern, "u");
+      for (const text of texts) {
+        const expected = reference.test(text);
+        if (linear.test(text) !== expected) throw new Error(`${JSON.stringify(pattern)} on ${JSON.stringify(text)}: expected ${expected}`);
+        compared++;
+      }
+    }
+    expect(compared).toBe(patterns.length * texts.length);
+  });
+
+  test("u-only syntax is checked by RegExp; i with u, and flags a test has no use for, are refused", () => {
+    expect(() => linearRegExp("\\q", "u")).toThrow(PatternError);
+    expect(() => linearRegExp("\\p{Nope}", "u")).toThrow(/Invalid regular expression/);
+    expect(() => linearRegExp("a", "iu")).toThrow("the i and u flags together are not supported");
+    expect(() => linearRegExp("a", "g")).toThrow("the g flag is not supported");
+    expect(linearRegExp("\\p{L}", "").test("p{L}")).toBe(true); // without u, an identity escape (Annex B)
+  });
+
+  test("toString tells patterns apart (Ajv dedupes compiled patterns by it)", () => {
+    expect(String(linearRegExp("^a$", "u"))).toBe("/^a$/u");
+    expect(String(linearRegExp("^a$", ""))).toBe("/^a$/");
   });
 });
