@@ -75,7 +75,7 @@ export type { Cost, Usage } from "../model/usage.ts";
 export type { Warning } from "../model/warnings.ts";
 // Prompt size in tokens (o200k_base, loaded on first use), as the gateway itself counts it.
 export { byteBound, fixedTokens, messageTokens, tokenizer } from "../model/tokens.ts";
-export type { Measure, Tokenizer } from "../model/tokens.ts";
+export type { Measure, SlicedTokenizer, Tokenizer } from "../model/tokens.ts";
 
 // Errors: build them with `helpers.error(...)` (a GatewayError the pipeline recognises whatever copy you have).
 export type { ErrorType, GatewayError, GatewayErrorInit } from "../errors.ts";
