@@ -21,16 +21,25 @@ import type { Slices } from "./slices.ts";
 export const LONG_PRETOKEN_CHARS = 1_000;
 
 /**
- * Work between two looks at the clock, in characters of ordinary text (~3.5 ms of BPE on a 2-core machine); a
- * pre-token of length n weighs n + n²/64, as BPE's cost grows, so a step of 999-character pre-tokens costs the same.
+ * Work between two looks at the clock, in characters: ~1 ms of BPE for ordinary prose, ~10 ms for text whose words
+ * never repeat (random letters, base64), where every pre-token goes through BPE; a pre-token of length n weighs
+ * n + n²/64, as BPE's cost grows, so a step holds one 999-character pre-token (~1.8 ms).
  */
-const STEP_COST = 32_768;
+const STEP_COST = 8_192;
+
+/**
+ * gpt-tokenizer caches merges per pre-token in a Map of 100,000 entries, evicting the oldest once full; in Bun that
+ * eviction slows down with every entry evicted before (1 MB of words that never repeat took 10.8 s, 2 MB 118 s). So
+ * the cache is cleared after this many characters, before it can fill: no eviction ever runs.
+ */
+const CACHE_CLEAR_CHARS = 50_000;
 
 /** What this module needs of gpt-tokenizer (loaded lazily by tokens.ts). */
 export interface O200kLibrary {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
   encode(text: string, options: { disallowedSpecial: Set<string> }): number[];
   decode(tokens: number[]): string;
+  clearMergeCache(): void;
   /** The o200k pre-token pattern (`O200K_TOKEN_SPLIT_REGEX`). */
   pattern: RegExp;
   /** Index = token id: its text, or its bytes when they are not UTF-8 (ids 0–255 are the single bytes). */
@@ -51,6 +60,8 @@ const utf8 = new TextEncoder();
 export class O200k {
   private readonly pattern: RegExp;
   private readonly byteTokens: number[] = [];
+  /** Characters handed to the library since its merge cache was last cleared. */
+  private cached = 0;
 
   constructor(private readonly lib: O200kLibrary) {
     this.pattern = new RegExp(lib.pattern.source, "gu");
@@ -84,7 +95,7 @@ export class O200k {
     for (const { start, end, long } of this.steps(text)) {
       const piece = text.slice(start, end);
       if (long) for (const byte of utf8.encode(piece)) tokens.push(this.byteTokens[byte]!);
-      else for (const token of this.lib.encode(piece, OPTIONS)) tokens.push(token);
+      else for (const token of this.bpe(piece)) tokens.push(token);
     }
     return tokens;
   }
@@ -111,7 +122,7 @@ export class O200k {
       }
       if (step.long) return text.slice(0, step.start + charsWithin(text, step.start, step.end, tokens - used, false));
       for (const token of this.pretokens(text, step)) {
-        const ids = this.lib.encode(token.text, OPTIONS);
+        const ids = this.bpe(token.text);
         if (used + ids.length <= tokens) {
           used += ids.length;
           continue;
@@ -166,7 +177,7 @@ export class O200k {
       let start = step.end;
       for (let j = inner.length - 1; j >= 0; j--) {
         const token = inner[j]!;
-        const ids = this.lib.encode(token.text, OPTIONS);
+        const ids = this.bpe(token.text);
         if (used + ids.length <= tokens) {
           used += ids.length;
           start = token.start;
@@ -182,7 +193,22 @@ export class O200k {
 
   private stepTokens(text: string, { start, end, long }: Step): number {
     const piece = start === 0 && end === text.length ? text : text.slice(start, end);
-    return long ? Buffer.byteLength(piece, "utf8") : this.lib.countTokens(piece, OPTIONS);
+    if (long) return Buffer.byteLength(piece, "utf8");
+    this.spend(piece.length);
+    return this.lib.countTokens(piece, OPTIONS);
+  }
+
+  private bpe(text: string): number[] {
+    this.spend(text.length);
+    return this.lib.encode(text, OPTIONS);
+  }
+
+  /** Clears the library's merge cache before `characters` more could fill it (CACHE_CLEAR_CHARS). */
+  private spend(characters: number): void {
+    this.cached += characters;
+    if (this.cached <= CACHE_CLEAR_CHARS) return;
+    this.lib.clearMergeCache();
+    this.cached = characters;
   }
 
   /**

@@ -56,8 +56,8 @@ export function tokenizer(): Promise<Tokenizer> {
     import("gpt-tokenizer/encoding/o200k_base"),
     import("gpt-tokenizer/encodingParams/constants"),
     import("gpt-tokenizer/bpeRanks/o200k_base"),
-  ]).then(([{ countTokens, encode, decode }, { O200K_TOKEN_SPLIT_REGEX }, { default: ranks }]) => {
-    const o200k = new O200k({ countTokens, encode, decode, pattern: O200K_TOKEN_SPLIT_REGEX, ranks });
+  ]).then(([{ countTokens, encode, decode, clearMergeCache }, { O200K_TOKEN_SPLIT_REGEX }, { default: ranks }]) => {
+    const o200k = new O200k({ countTokens, encode, decode, clearMergeCache, pattern: O200K_TOKEN_SPLIT_REGEX, ranks });
     return {
       count: (text) => o200k.count(text),
       encode: (text) => o200k.encode(text),

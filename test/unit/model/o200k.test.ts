@@ -4,10 +4,12 @@
  * only what they keep, and counting in slices that give the event loop back.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { countTokens, encode } from "gpt-tokenizer/encoding/o200k_base";
+import ranks from "gpt-tokenizer/bpeRanks/o200k_base";
+import { clearMergeCache, countTokens, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
 import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import { promptSize, promptTokenBound, promptTokenEstimate } from "../../../core/limits/estimate.ts";
-import { LONG_PRETOKEN_CHARS } from "../../../core/model/o200k.ts";
+import { LONG_PRETOKEN_CHARS, O200k } from "../../../core/model/o200k.ts";
+import { Slices } from "../../../core/model/slices.ts";
 import { byteBound, tokenizer, type Tokenizer } from "../../../core/model/tokens.ts";
 import { canonicalRequest } from "../pipeline/helpers.ts";
 
@@ -174,3 +176,28 @@ describe("slices", () => {
     expect(await tk.sliced().count("short text", 1_000)).toBe(2);
   });
 });
+
+test("the library's merge cache (100,000 pre-tokens, its eviction slows with use) is cleared before it can fill", async () => {
+  let handed = 0;
+  let most = 0;
+  const spend = (text: string) => (most = Math.max(most, (handed += text.length)));
+  const o200k = new O200k({
+    countTokens: (text, options) => (spend(text), countTokens(text, options)),
+    encode: (text, options) => (spend(text), encode(text, options)),
+    decode,
+    clearMergeCache: () => ((handed = 0), clearMergeCache()),
+    pattern: O200K_TOKEN_SPLIT_REGEX,
+    ranks,
+  });
+  // Words that never repeat: each is a new cache entry (at most one per character handed over).
+  let state = 5;
+  let text = "";
+  while (text.length < 250_000) {
+    state = (state * 48271) % 2147483647;
+    text += ` w${state.toString(36)}`;
+  }
+  expect(await o200k.countSliced(text, new Slices())).toBeGreaterThan(50_000);
+  expect(text.startsWith(await o200k.head(text, 40_000, new Slices()))).toBe(true);
+  expect(text.endsWith(await o200k.tail(text, 40_000, new Slices()))).toBe(true);
+  expect(most).toBeLessThan(100_000);
+}, 20_000);
