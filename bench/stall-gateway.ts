@@ -30,6 +30,7 @@ const file = validateConfigFile({
     { id: "scripted", adapter: "openai", base_url: required("BENCH_SCRIPTED"), api_key: "bench-upstream-key", models: [{ id: "bench/agent", upstream_model: "m", pricing, context_length: 200_000 }] },
   ],
   network: { allow_private: ["127.0.0.1/32"] },
+  sandbox: { dir: join(dir, "containers") },
 });
 const config = buildConfig(file, { HOST: "127.0.0.1", PORT: "0", DATABASE_URL: `sqlite://${join(dir, "gateway.db")}`, GATEWAY_ADMIN_KEY: required("BENCH_ADMIN_KEY"), LOG_LEVEL: "info" }, dir);
 const destination = pino.destination({ dest: join(dir, "gateway.log"), minLength: 4096, sync: false });

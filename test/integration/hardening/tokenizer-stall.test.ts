@@ -51,6 +51,8 @@ beforeAll(async () => {
     providers: [{ id: "acme", adapter: "openai", base_url: upstream.baseUrl, api_key: "k", models: [model(SMALL, 8_192), model(LARGE, 100_000)] }],
     // The page server is on loopback, reached through the operator allow-list.
     network: { allow_private: ["127.0.0.1/32"] },
+    // Containers in this test's directory, not ./data of the checkout.
+    sandbox: { dir: join(dir, "containers") },
   };
   writeFileSync(join(dir, "config.json"), JSON.stringify(config));
   child = spawnGatewayChild({ GATEWAY_ADMIN_KEY: ADMIN_KEY, GATEWAY_CONFIG: join(dir, "config.json"), DATABASE_URL: `sqlite://${join(dir, "gw.db")}` });
