@@ -1,5 +1,5 @@
 /**
- * `POST /messages/count_tokens` (issue 17 item 7): Anthropic's token count of a Messages request — its body minus
+ * `POST /messages/count_tokens`: Anthropic's token count of a Messages request — its body minus
  * `max_tokens`, answered `{input_tokens}`. Claude Code's `/context` and the Anthropic SDK's `countTokens` call it;
  * without it they fell back to billed one-token `/messages` calls. Counted here with the o200k_base tokenizer over
  * system, messages and tools (the measure the context-compression plugin decides with), so it is an estimate of
@@ -13,13 +13,16 @@ import { messagesFormat } from "../formats/messages/index.ts";
 import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import { applyPresetReference } from "../presets/resolve.ts";
-import { fixedTokens, messageTokens, tokenizer } from "../model/tokens.ts";
+import { tokenizer } from "../model/tokens.ts";
 
-/** Tokens of the prompt `request` would send: system, tool definitions and every message with its framing. */
+/**
+ * Tokens of the prompt `request` would send: system, tool definitions and every message with its framing. Counted in
+ * slices that give the event loop back, so a 10 MB body delays nobody else (core/model/o200k.ts).
+ */
 export async function promptTokens(request: CanonicalRequest): Promise<number> {
-  const { count } = await tokenizer();
-  let total = fixedTokens(request.system, request.tools, count);
-  for (const message of request.messages) total += messageTokens(message, count);
+  const counter = (await tokenizer()).sliced();
+  let total = await counter.fixed(request.system, request.tools);
+  for (const message of request.messages) total += await counter.message(message);
   return total;
 }
 

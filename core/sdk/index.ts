@@ -75,7 +75,7 @@ export type { Cost, Usage } from "../model/usage.ts";
 export type { Warning } from "../model/warnings.ts";
 // Prompt size in tokens (o200k_base, loaded on first use), as the gateway itself counts it.
 export { byteBound, fixedTokens, messageTokens, tokenizer } from "../model/tokens.ts";
-export type { Measure, Tokenizer } from "../model/tokens.ts";
+export type { Measure, SlicedTokenizer, Tokenizer } from "../model/tokens.ts";
 
 // Regular expressions in linear time (core/regex): `linearRegExp(source, flags)` answers `test` as RegExp does, for
 // the patterns a backtracking engine could hang on, with a StepBudget bounding the work of one or many tests.

@@ -11,7 +11,7 @@ import type { CanonicalRequest } from "../../core/sdk/index.ts";
 import { definePlugin } from "../../core/sdk/index.ts";
 import type { PluginContext } from "../../core/sdk/index.ts";
 import type { CatalogView, EndpointView } from "../../core/sdk/index.ts";
-import { middleOut } from "./middle-out.ts";
+import { middleOut, type MiddleOutResult } from "./middle-out.ts";
 import { byteBound, fixedTokens, messageTokens, tokenizer } from "../../core/sdk/index.ts";
 
 /** Endpoints with a window this small get compression without asking (peer default). */
@@ -52,16 +52,20 @@ async function compress(ctx: PluginContext, request: CanonicalRequest, endpoint:
   const bound = fixedTokens(system, tools, byteBound) + messages.reduce((sum, m) => sum + messageTokens(m, byteBound), 0);
   if (withinCap && bound <= available) return undefined;
 
-  const exact = await tokenizer();
-  const fixed = fixedTokens(system, tools, exact.count);
-  const result = middleOut({ messages, budget: available - fixed, tokenizer: exact, ...(cap !== undefined ? { maxMessages: cap } : {}) });
+  // The exact count, in slices; it stops once a count is past what could fit: the work is bounded by the window.
+  const exact = (await tokenizer()).sliced();
+  const fixed = await exact.fixed(system, tools, available);
+  const result: MiddleOutResult =
+    fixed > available
+      ? { fits: false, minimumTokens: 0 }
+      : await middleOut({ messages, budget: available - fixed, tokenizer: exact, ...(cap !== undefined ? { maxMessages: cap } : {}) });
   if (!result.fits) {
     const needed = fixed + result.minimumTokens;
     throw ctx.helpers.error(
       "context_length_exceeded",
       `The prompt cannot be compressed to fit ${endpoint.model}'s context window of ${window} tokens` +
         (reserve > 0 ? ` minus max_tokens ${reserve}` : "") +
-        `: even with the middle removed it needs ${needed} tokens`,
+        `: even with the middle removed it needs at least ${needed} tokens`,
       { metadata: { context_length: window, max_tokens: reserve, minimum_prompt_tokens: needed, model: endpoint.model } },
     );
   }

@@ -5,10 +5,11 @@
  * kept from both ends inwards, alternating (newest side first), for as long as it fits, so a capped conversation
  * keeps about half its messages from the start and half from the end. When the first and last units alone do not
  * fit, their longest texts are cut in the middle (start and end kept). Only the units it keeps are tokenized, so a
- * 200k-token history costs about what its kept part does. Never mutates its input.
+ * 200k-token history costs about what its kept part does; and no count goes on past what could still fit, nor does a
+ * cut read more than it keeps, so a 9 MB message costs about what the budget does. All counting is the request's
+ * sliced tokenizer, which gives the event loop back every few milliseconds. Never mutates its input.
  */
-import type { Message, Part, TextPart, ToolResultPart } from "../../core/sdk/index.ts";
-import { messageTokens, type Tokenizer } from "../../core/sdk/index.ts";
+import type { Message, Part, SlicedTokenizer, TextPart, ToolResultPart } from "../../core/sdk/index.ts";
 
 /** A cut text keeps at least this many tokens (its start and end) before compression gives up. */
 export const MIN_KEPT_TOKENS = 32;
@@ -19,24 +20,29 @@ export interface MiddleOutInput {
   /** Tokens the messages may take (the window minus output, system prompt and tools). */
   budget: number;
   maxMessages?: number;
-  tokenizer: Tokenizer;
+  /** The request's sliced counter: every count stops once above what could still fit (see the module comment). */
+  tokenizer: SlicedTokenizer;
 }
 
 export type MiddleOutResult =
   | { fits: true; messages: Message[]; removed: number; truncated: number; tokens: number }
-  /** Even the first and last units cut to their minimum do not fit (or the cap leaves no room for them). */
+  /** Even the first and last units cut to their minimum do not fit (or the cap leaves no room for them); the count is
+   * a lower bound: what cannot fit is not counted to its end. */
   | { fits: false; minimumTokens: number };
 
-export function middleOut(input: MiddleOutInput): MiddleOutResult {
+export async function middleOut(input: MiddleOutInput): Promise<MiddleOutResult> {
   const { budget, tokenizer } = input;
   const cap = input.maxMessages ?? Number.POSITIVE_INFINITY;
   const units = unitsOf(input.messages);
   if (units.length === 0) return { fits: true, messages: [], removed: 0, truncated: 0, tokens: 0 };
+  // Exact up to `room`; above it, some number above it. A unit is asked again only with less room, so the first
+  // answer stays right.
   const sizes: number[] = [];
-  const tokensOf = (index: number) => (sizes[index] ??= units[index]!.reduce((sum, m) => sum + messageTokens(m, tokenizer.count), 0));
+  const tokensOf = async (index: number, room: number) => (sizes[index] ??= await unitTokens(units[index]!, room, tokenizer));
 
   const last = units.length - 1;
-  let used = tokensOf(0) + (last > 0 ? tokensOf(last) : 0);
+  let used = await tokensOf(0, budget);
+  if (last > 0 && used <= budget) used += await tokensOf(last, budget - used);
   let count = units[0]!.length + (last > 0 ? units[last]!.length : 0);
   if (used > budget || count > cap) return cutEnds(units, last, budget, cap, tokenizer);
 
@@ -49,9 +55,9 @@ export function middleOut(input: MiddleOutInput): MiddleOutResult {
   while (head <= tail && (headOpen || tailOpen)) {
     const fromTail = tailOpen && (tailTurn || !headOpen);
     const index = fromTail ? tail : head;
-    const size = tokensOf(index);
     const length = units[index]!.length;
-    if (used + size <= budget && count + length <= cap) {
+    const size = count + length <= cap ? await tokensOf(index, budget - used) : Number.POSITIVE_INFINITY;
+    if (used + size <= budget) {
       used += size;
       count += length;
       if (fromTail) tail--;
@@ -63,6 +69,15 @@ export function middleOut(input: MiddleOutInput): MiddleOutResult {
   const kept = [...units.slice(0, head), ...units.slice(tail + 1)];
   const removed = units.slice(head, tail + 1).reduce((sum, unit) => sum + unit.length, 0);
   return { fits: true, messages: kept.flat(), removed, truncated: 0, tokens: used };
+}
+
+async function unitTokens(unit: readonly Message[], room: number, tokenizer: SlicedTokenizer): Promise<number> {
+  let total = 0;
+  for (const message of unit) {
+    if (total > room) break;
+    total += await tokenizer.message(message, room - total);
+  }
+  return total;
 }
 
 /** Splits messages into units: an assistant turn with tool calls takes the tool results that follow it. */
@@ -80,51 +95,58 @@ export function unitsOf(messages: readonly Message[]): Message[][] {
   return units;
 }
 
-/** Only the first and last units: cut their longest texts in the middle until they fit, or give up. */
-function cutEnds(units: Message[][], last: number, budget: number, cap: number, tokenizer: Tokenizer): MiddleOutResult {
+/**
+ * Only the first and last units: cut their longest texts in the middle until they fit, or give up. Each text is
+ * counted once (and again only after a cut, which is short); the longest is the first of an ordered list, so many
+ * texts cost no more than their counts.
+ */
+async function cutEnds(units: Message[][], last: number, budget: number, cap: number, tokenizer: SlicedTokenizer): Promise<MiddleOutResult> {
   const kept = (last > 0 ? [units[0]!, units[last]!] : [units[0]!]).map((unit) => unit.map(cloneMessage));
   const messages = kept.flat();
   const removed = units.slice(1, last).reduce((sum, unit) => sum + unit.length, 0);
-  const total = () => messages.reduce((sum, m) => sum + messageTokens(m, tokenizer.count), 0);
-  if (messages.length > cap) return { fits: false, minimumTokens: total() };
-  const cuttable = messages.flatMap((m) => m.parts.flatMap(textSlots));
-  const cut = new Set<TextSlot>();
-  const spent = new Set<TextSlot>(); // cut to the minimum, or a cut no longer shortens it
-  let used = total();
+  const slots = messages.flatMap((m) => m.parts.flatMap(textSlots));
+  // What cannot be cut (framing, tool-call JSON, images…): the messages with their cuttable texts emptied.
+  const skeleton = messages.map(cloneMessage);
+  for (const slot of skeleton.flatMap((m) => m.parts.flatMap(textSlots))) slot.set("");
+  let used = await unitTokens(skeleton, budget, tokenizer);
+  if (used > budget) return { fits: false, minimumTokens: used };
+  // Counts stop above the budget: a longer text is cut below it whatever its length.
+  const sizes: number[] = [];
+  for (const slot of slots) sizes.push(await tokenizer.count(slot.get(), budget));
+  used += sizes.reduce((sum, size) => sum + size, 0);
+  if (messages.length > cap) return { fits: false, minimumTokens: used };
+
+  const byLength = (a: number, b: number) => sizes[b]! - sizes[a]! || a - b;
+  // Texts that can still shrink, longest first (the earlier one first among equals).
+  const order = sizes.flatMap((size, index) => (size > MIN_KEPT_TOKENS ? [index] : [])).sort(byLength);
+  const marker = await tokenizer.count(CUT_MARKER);
+  const cut = new Set<number>();
   while (used > budget) {
-    // The longest text that can still shrink.
-    let longest: { slot: TextSlot; tokens: number } | undefined;
-    for (const slot of cuttable) {
-      if (spent.has(slot)) continue;
-      const tokens = tokenizer.count(slot.get());
-      if (tokens > MIN_KEPT_TOKENS && (!longest || tokens > longest.tokens)) longest = { slot, tokens };
-    }
-    if (!longest) return { fits: false, minimumTokens: used };
-    const { slot, tokens } = longest;
+    const index = order.shift();
+    if (index === undefined) return { fits: false, minimumTokens: used };
+    const slot = slots[index]!;
+    const tokens = sizes[index]!;
     // The marker costs a few tokens and tokens may merge across the cut: aim a little lower.
-    const target = Math.max(MIN_KEPT_TOKENS, tokens - (used - budget) - tokenizer.count(CUT_MARKER) - 2);
-    const shorter = cutMiddle(slot.get(), target, tokenizer);
-    if (tokenizer.count(shorter) >= tokens) spent.add(slot);
-    else {
-      slot.set(shorter);
-      cut.add(slot);
-      if (target === MIN_KEPT_TOKENS) spent.add(slot);
-    }
-    used = total();
+    const target = Math.max(MIN_KEPT_TOKENS, tokens - (used - budget) - marker - 2);
+    const shorter = await cutMiddle(slot.get(), target, tokenizer);
+    const after = await tokenizer.count(shorter, budget);
+    if (after >= tokens) continue; // a cut no longer shortens it: spent
+    slot.set(shorter);
+    cut.add(index);
+    used += after - tokens;
+    sizes[index] = after;
+    if (target === MIN_KEPT_TOKENS || after <= MIN_KEPT_TOKENS) continue; // cut to the minimum: spent
+    const at = order.findIndex((other) => byLength(index, other) < 0);
+    order.splice(at === -1 ? order.length : at, 0, index);
   }
   return { fits: true, messages, removed, truncated: cut.size, tokens: used };
 }
 
-/** Keeps `keep` tokens of `text`: its first and last halves, joined by a marker. */
-export function cutMiddle(text: string, keep: number, tokenizer: Tokenizer): string {
-  const tokens = tokenizer.encode(text);
-  if (tokens.length <= keep) return text;
+/** Keeps `keep` tokens of `text`: its first and last halves, joined by a marker; reads only what it keeps. */
+export async function cutMiddle(text: string, keep: number, tokenizer: SlicedTokenizer): Promise<string> {
+  if ((await tokenizer.count(text, keep)) <= keep) return text;
   const head = Math.ceil(keep / 2);
-  const tail = keep - head;
-  // A cut inside a multi-byte character decodes to U+FFFD: drop those stray halves.
-  const start = tokenizer.decode(tokens.slice(0, head)).replace(/\uFFFD+$/, "");
-  const end = tail > 0 ? tokenizer.decode(tokens.slice(tokens.length - tail)).replace(/^\uFFFD+/, "") : "";
-  return start + CUT_MARKER + end;
+  return (await tokenizer.head(text, head)) + CUT_MARKER + (await tokenizer.tail(text, keep - head));
 }
 
 /** A text a cut may shorten: a text part, or a tool result's text. Tool-call arguments are JSON and stay whole. */

