@@ -3,6 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { dirname, resolve } from "node:path";
 import { ConfigFileSchema, type ConfigFile } from "./file-schema.ts";
 import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
+import { toDocumentsConfig } from "./documents.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
 import { simulatorProvider } from "./simulator-default.ts";
@@ -83,6 +84,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     limits: toLimitsConfig(file.limits),
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
+    documents: toDocumentsConfig(file.documents),
     ...observability(file, env),
     ...(file.strict !== undefined ? { strict: file.strict } : {}),
     configDir,

@@ -36,6 +36,8 @@ export type { CatalogView, EndpointView, ModelView } from "../routing/catalog-vi
 export type { Percentiles } from "../routing/stats.ts";
 export type { Pricing } from "../config/types.ts";
 export type { Kv } from "../kv/kv.ts";
+/** Documents read in worker threads under the gateway's caps (`helpers.documents`): a PDF's text, a page as Markdown. */
+export type { DocumentFailure, DocumentFailureReason, DocumentJobs, DocumentResult, HtmlMarkdown, PdfText, ReadOptions } from "../jobs/documents/types.ts";
 
 // Outcomes: what a turn and a plugin's `around` hook resolve with.
 export { mapStream, responseOutcome, streamOutcome } from "../pipeline/outcome.ts";
