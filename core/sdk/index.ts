@@ -2,8 +2,8 @@
  * The public SDK entry (`inference-gateway/sdk`): what a third-party plugin, server tool or provider adapter may
  * import. Types with `import type`; the runtime values here are pure (the `define*` helpers brand a module with a
  * global `Symbol.for` tag, so a copy of this file inside another package still makes modules the gateway accepts;
- * the outcome helpers build plain objects). Everything else a module needs at run time (errors, logger, fetch, kv)
- * arrives on its context's `helpers`, never by importing our internals.
+ * the outcome helpers build plain objects). Everything else a module needs at run time (errors, logger, fetch, kv,
+ * documents read off the event loop) arrives on its context's `helpers`, never by importing our internals.
  */
 export { defineProvider, definePlugin, defineTool, MODULE_API_VERSION } from "../registry/define.ts";
 export type { Brand, ModuleBase, ModuleKind } from "../registry/define.ts";

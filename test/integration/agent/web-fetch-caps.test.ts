@@ -3,7 +3,8 @@
  * allow-list (127.0.0.1/32): HTML nested 100,000 and 20,000 levels deep, 150,000 paragraphs, a 500 × 500 table, 50 MB
  * of words as text/html, a PDF Flate bomb. Each is a failed tool call whose error, the one the model sees, names the
  * cap; an ordinary request is served meanwhile and the process grows by far less than those pages made it grow
- * before. With the node cap raised, the deadline terminates the reading worker, and the error names the deadline.
+ * before. With the node cap (and the memory bound) raised, the deadline terminates the reading worker, and the error
+ * names the deadline.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { alongside, MEMORY_GROWTH_BOUND } from "../../support/in-flight.ts";
@@ -57,7 +58,7 @@ const fetcher: Script = (body) => {
 beforeAll(async () => {
   site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => PAGES[new URL(req.url).pathname]?.() ?? new Response("not found", { status: 404 }) });
   agent = await startAgentGateway(fetcher, { network: { allow_private: ["127.0.0.1/32"] } });
-  shortDeadline = await startAgentGateway(fetcher, { network: { allow_private: ["127.0.0.1/32"] }, documents: { timeout_ms: 500, html: { max_nodes: 5_000_000 } } });
+  shortDeadline = await startAgentGateway(fetcher, { network: { allow_private: ["127.0.0.1/32"] }, documents: { timeout_ms: 500, max_memory_bytes: 2 * 1024 ** 3, html: { max_nodes: 5_000_000 } } });
 });
 afterAll(async () => {
   await agent.close();
