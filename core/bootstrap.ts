@@ -32,6 +32,8 @@ import { bunFetchCap, createOneShotFetch } from "./upstream-http/one-shot.ts";
 import { IdleTrimmer } from "./ops/idle-trim.ts";
 import { DirectoryContainerService } from "./containers/service.ts";
 import { createSandboxBackend, type SandboxBackend } from "./sandbox/backend.ts";
+import { createDocumentService } from "./jobs/documents/service.ts";
+import { DEFAULT_DOCUMENTS } from "./config/documents.ts";
 import { openStreamCount } from "./http/sse.ts";
 import { startOperatorSurface } from "./observe/surface.ts";
 import { countedApp, type RequestHandler } from "./observe/metrics/counted-app.ts";
@@ -128,6 +130,8 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const keyCache = new KeyCache(store.keys, kv, () => clock.now());
   const routing = createRoutingRuntime({ kv, clock, logger, catalog, settings: routingOf(config), ...(overrides.random ? { random: overrides.random } : {}) });
   const credits = new CreditLedger(kv, store, ledger, clock, logger, limitsOf(config));
+  // PDFs and HTML pages are read in worker threads under caps (README "Caps on heavy work"); workers start on first use.
+  const documents = createDocumentService(config.documents ?? DEFAULT_DOCUMENTS);
   // Metrics and (when configured) tracing: README "Operating the gateway".
   const surface = await startOperatorSurface(config, clock, logger);
   const deps: Deps = {
@@ -143,8 +147,8 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     catalog,
     ledger,
     keyCache,
-    helpers: createModuleHelpers({ logger, fetch: fetchImpl, kv, clock, ids }),
-    streamHelpers: createModuleHelpers({ logger, fetch: streamFetch, kv, clock, ids }),
+    helpers: createModuleHelpers({ logger, fetch: fetchImpl, kv, clock, ids, documents }),
+    streamHelpers: createModuleHelpers({ logger, fetch: streamFetch, kv, clock, ids, documents }),
     routing,
     credits,
     ...(surface.observer ? { observer: surface.observer } : {}),
@@ -188,6 +192,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
       await batchWorker?.stop();
       containers.stop();
       await sandboxBackend.close();
+      documents.close();
       routing.stop();
       await ledger.close();
       await kv.close();

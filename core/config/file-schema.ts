@@ -2,6 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { LimitsFileSchema, RoutingFileSchema } from "./routing-limits.ts";
 import { MetricsFileSchema, TracingFileSchema } from "./observability.ts";
+import { DocumentsFileSchema } from "./documents.ts";
 import { ProviderTimeoutsSchema, ProviderTlsSchema } from "./provider-transport.ts";
 
 /** Money and prices may be written as numbers or numeric strings (as providers publish them). */
@@ -150,6 +151,8 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Reading PDFs and HTML pages off the event loop, and the caps on each (README "Caps on heavy work"). */
+    documents: Type.Optional(DocumentsFileSchema),
     /** Containers of the bash, shell, files and apply_patch tools (README "Containers"). */
     sandbox: Type.Optional(
       Type.Object(

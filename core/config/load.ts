@@ -3,6 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { dirname, resolve } from "node:path";
 import { ConfigFileSchema, type ConfigFile } from "./file-schema.ts";
 import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
+import { toDocumentsConfig } from "./documents.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
 import { simulatorProvider } from "./simulator-default.ts";
@@ -84,6 +85,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
     ...(file.guardrails ? { guardrails: toGuardrails(file.guardrails) } : {}),
+    documents: toDocumentsConfig(file.documents),
     ...observability(file, env),
     // Absent, the recording takes its default (core/idempotency/recording.ts).
     ...(file.idempotency?.max_reply_bytes !== undefined ? { idempotency: { maxReplyBytes: file.idempotency.max_reply_bytes } } : {}),

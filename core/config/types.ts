@@ -1,6 +1,7 @@
 /** The gateway's configuration after env and the JSON file are read and validated (README "Configuration"). */
 import type { LimitsConfig, RoutingConfig } from "./routing-limits.ts";
 import type { MetricsConfig, TracingConfig } from "./observability.ts";
+import type { DocumentsConfig } from "./documents.ts";
 import type { ProviderTimeouts, ProviderTls } from "./provider-transport.ts";
 
 /** USD per token (per request for `request`, per generated image for `image`). */
@@ -182,6 +183,8 @@ export interface GatewayConfig {
   guardrails?: GuardrailsConfig;
   /** Containers and their sandbox; absent means the defaults (`DEFAULT_SANDBOX` in load.ts). */
   sandbox?: SandboxConfig;
+  /** Reading PDFs and HTML pages off the event loop; absent means the defaults (`DEFAULT_DOCUMENTS` in documents.ts). */
+  documents?: DocumentsConfig;
   /** `GET /metrics`; absent means on and open (`DEFAULT_METRICS`). */
   metrics?: MetricsConfig;
   /** OpenTelemetry export; absent means off (no SDK is loaded). */

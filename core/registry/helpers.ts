@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { ErrorType, GatewayError, GatewayErrorInit } from "../errors.ts";
 import type { Kv } from "../kv/kv.ts";
+import type { DocumentJobs } from "../jobs/documents/types.ts";
 
 /** The part of `fetch` modules may rely on (the gateway's upstream client implements exactly this). */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -16,6 +17,8 @@ export interface ModuleHelpers {
   /** Outbound HTTP; tests inject a recording fake. */
   fetch: FetchFunction;
   kv: Kv;
+  /** PDFs and HTML pages read in worker threads under the config's `documents` caps (README "Caps on heavy work"). */
+  documents: DocumentJobs;
   now(): number;
   id(prefix: string): string;
 }

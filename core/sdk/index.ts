@@ -2,8 +2,8 @@
  * The public SDK entry (`inference-gateway/sdk`): what a third-party plugin, server tool or provider adapter may
  * import. Types with `import type`; the runtime values here are pure (the `define*` helpers brand a module with a
  * global `Symbol.for` tag, so a copy of this file inside another package still makes modules the gateway accepts;
- * the outcome helpers build plain objects). Everything else a module needs at run time (errors, logger, fetch, kv)
- * arrives on its context's `helpers`, never by importing our internals.
+ * the outcome helpers build plain objects). Everything else a module needs at run time (errors, logger, fetch, kv,
+ * documents read off the event loop) arrives on its context's `helpers`, never by importing our internals.
  */
 export { defineProvider, definePlugin, defineTool, MODULE_API_VERSION } from "../registry/define.ts";
 export type { Brand, ModuleBase, ModuleKind } from "../registry/define.ts";
@@ -36,6 +36,8 @@ export type { CatalogView, EndpointView, ModelView } from "../routing/catalog-vi
 export type { Percentiles } from "../routing/stats.ts";
 export type { Pricing } from "../config/types.ts";
 export type { Kv } from "../kv/kv.ts";
+/** Documents read in worker threads under the gateway's caps (`helpers.documents`): a PDF's text, a page as Markdown. */
+export type { DocumentFailure, DocumentFailureReason, DocumentJobs, DocumentResult, HtmlMarkdown, PdfText, ReadOptions } from "../jobs/documents/types.ts";
 
 // Outcomes: what a turn and a plugin's `around` hook resolve with.
 export { mapStream, responseOutcome, streamOutcome } from "../pipeline/outcome.ts";

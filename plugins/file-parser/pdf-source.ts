@@ -1,20 +1,20 @@
 /**
  * A PDF file part's bytes and text. Bytes come from a data: URL, or from an http(s) URL fetched through the
  * gateway's network policy (the hook context's `fetch`), read with a byte cap so an oversized file is never
- * downloaded whole. Text comes from unpdf (pdf.js), the same extraction web_fetch uses. Every failure is a 400 that
- * says which file and why (`metadata.reason`): `pdf_encrypted`, `pdf_unreadable`, `pdf_too_large`,
- * `file_download_failed`.
+ * downloaded whole. Text comes from the gateway's document workers (`helpers.documents`: unpdf, off the event loop,
+ * under the `documents.pdf` caps), as for web_fetch. Every failure is a 400 that says which file and why
+ * (`metadata.reason`): `pdf_encrypted`, `pdf_unreadable`, `pdf_too_large` (its bytes), `pdf_over_cap` (pages, decoded
+ * streams, text, or the time or memory its reading took; `metadata.cap` names the setting), `file_download_failed`.
  */
 import type { FilePart } from "../../core/sdk/index.ts";
 import type { GatewayError } from "../../core/sdk/index.ts";
 import type { PluginContext } from "../../core/sdk/index.ts";
 import { readCapped } from "../../tools/web-fetch/body.ts";
-import { pdfToText } from "../../tools/web-fetch/extract.ts";
 
 /** A URL download gives up after this long (the client may also go away first). */
 const DOWNLOAD_TIMEOUT_MS = 30_000;
 
-export type PdfFailure = "pdf_encrypted" | "pdf_unreadable" | "pdf_too_large" | "file_download_failed";
+export type PdfFailure = "pdf_encrypted" | "pdf_unreadable" | "pdf_too_large" | "pdf_over_cap" | "file_download_failed";
 
 /** Whether a file part is a PDF: by media type, data URL, file name or URL path. Provider file ids are not read. */
 export function isPdf(part: FilePart): boolean {
@@ -45,11 +45,12 @@ function safePath(url: string): string {
   }
 }
 
-export function pdfError(ctx: PluginContext, reason: PdfFailure, file: string | undefined, message: string): GatewayError {
+export function pdfError(ctx: PluginContext, reason: PdfFailure, file: string | undefined, message: string, cap?: string): GatewayError {
   const label = file ? `"${file}"` : "a PDF file";
-  const metadata = { reason, ...(file ? { file } : {}) };
+  const metadata = { reason, ...(file ? { file } : {}), ...(cap ? { cap } : {}) };
   // Too large is the size of one file inside an accepted body, not the body itself: a 400 like the others.
-  return ctx.helpers.error(reason === "pdf_too_large" ? "payload_too_large" : "invalid_request", `file-parser: ${label} ${message}`, { status: 400, metadata });
+  const type = reason === "pdf_too_large" || reason === "pdf_over_cap" ? "payload_too_large" : "invalid_request";
+  return ctx.helpers.error(type, `file-parser: ${label} ${message}`, { status: 400, metadata });
 }
 
 /** The bytes of a PDF part, at most `maxBytes` of them. */
@@ -101,11 +102,8 @@ function startsWithPdfMagic(bytes: Uint8Array): boolean {
 
 /** The text of a PDF (pages separated by blank lines) and its page count. */
 export async function pdfText(ctx: PluginContext, bytes: Uint8Array, name: string | undefined): Promise<{ text: string; pages: number }> {
-  try {
-    const { content, pages } = await pdfToText(bytes);
-    return { text: content, pages };
-  } catch (error) {
-    if ((error as Error).name === "PasswordException") throw pdfError(ctx, "pdf_encrypted", name, "is encrypted (password-protected); send it decrypted");
-    throw pdfError(ctx, "pdf_unreadable", name, `could not be read: ${(error as Error).message}`);
-  }
+  const read = await ctx.helpers.documents.pdfText(bytes, { signal: ctx.signal });
+  if (read.ok) return { text: read.content, pages: read.pages };
+  const reason = read.reason === "encrypted" ? "pdf_encrypted" : read.reason === "unreadable" ? "pdf_unreadable" : "pdf_over_cap";
+  throw pdfError(ctx, reason, name, read.message, read.cap);
 }

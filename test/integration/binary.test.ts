@@ -3,6 +3,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { manyPagesPdf } from "../support/hostile-documents.ts";
+import { minimalPdf, pdfDataUrl } from "../support/pdf.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const dir = mkdtempSync(join(tmpdir(), "gw-bin-"));
@@ -35,7 +37,7 @@ describe("single binary", () => {
     "builds, starts on embedded defaults, serves chat completions, and runs a plugin loaded from outside the checkout",
     async () => {
       const outfile = join(dir, "gateway");
-      // Exactly the README's `npm run build:binary` (the sandbox worker is an entrypoint of its own), to our outfile.
+      // Exactly the README's `npm run build:binary` (the sandbox and document workers are entrypoints of their own), to our outfile.
       const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["build:binary"]!;
       const args = script.split(/\s+/).map((arg) => (arg === "dist/gateway" ? outfile : arg));
       const build = Bun.spawnSync(args, { cwd: root, stdout: "pipe", stderr: "pipe" });
@@ -89,6 +91,20 @@ describe("single binary", () => {
       expect(String(item!.container_id)).toMatch(/^ctr_/);
       // just-bash answered (no such command in the simulated shell), so its worker loaded inside the binary.
       expect((item!.output as Array<{ stderr: string; outcome: unknown }>)[0]).toMatchObject({ outcome: { type: "exit", exit_code: 127 } });
+      // Documents are read in a worker embedded in the binary too: a PDF's text reaches the model, a hostile one is capped.
+      const withPdf = (pdf: Uint8Array) =>
+        fetch(`${base}/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${created.key}`, "content-type": "application/json", "x-service-metadata": "enabled" },
+          body: JSON.stringify({ model: "simulator/small", messages: [{ role: "user", content: [{ type: "text", text: "read" }, { type: "file", file: { filename: "a.pdf", file_data: pdfDataUrl(pdf) } }] }] }),
+        });
+      const parsed = await withPdf(minimalPdf(["Inside the binary"]));
+      expect(parsed.status).toBe(200);
+      const pipeline = ((await parsed.json()) as { service_metadata: { pipeline: Array<Record<string, unknown>> } }).service_metadata.pipeline;
+      expect(pipeline.find((entry) => entry.name === "file-parser")).toMatchObject({ engine: "pdf-text", parsed: 1, pages: 1 });
+      const capped = await withPdf(manyPagesPdf(2_001));
+      expect(capped.status).toBe(400);
+      expect(((await capped.json()) as { error: { message: string } }).error.message).toContain("documents.pdf.max_pages");
       // The admin page and its bundled scripts (uPlot included) are inside the binary, served offline.
       const origin = base.replace(/\/api\/v1$/, "");
       const page = await fetch(`${origin}/admin`);

@@ -2,16 +2,17 @@
  * `service:web_fetch` (reference b4, tools-plugins-guardrails §1b): fetches one URL through the gateway's
  * policy-checked fetch and hands the model readable text: `{url, title, content, status: "completed", retrieved_at,
  * status_code, content_type, truncated}`. HTML becomes the page's main content as Markdown, PDF its text; plain text,
- * Markdown and JSON come as they are; other content types are refused. Failures throw an Error with a short reason
- * (the agent loop gives the model `{status: "failed", error}`). Free.
+ * Markdown and JSON come as they are; other content types are refused. PDFs and HTML are read in the gateway's
+ * document workers (`helpers.documents`), under its caps. Failures throw an Error with a short reason (the agent loop
+ * gives the model `{status: "failed", error}`), naming the cap when one was passed. Free.
  */
 import { STATUS_CODES } from "node:http";
 import { type Static, Type } from "@sinclair/typebox";
 import { defineTool } from "../../core/sdk/index.ts";
-import type { ToolDeclaration } from "../../core/sdk/index.ts";
+import type { DocumentFailure, ToolDeclaration } from "../../core/sdk/index.ts";
 import { type DomainRule, domainRefusal, domainRules, parseDomainRules } from "../web-search/domains.ts";
 import { readCapped } from "./body.ts";
-import { type ContentKind, decodeText, htmlToMarkdown, isUntyped, kindOfType, parseContentType, pdfToText, sniffKind } from "./extract.ts";
+import { type ContentKind, decodeText, isUntyped, kindOfType, parseContentType, sniffKind } from "./extract.ts";
 import { truncateToTokens } from "./tokens.ts";
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -84,6 +85,19 @@ function parseUrl(value: unknown): URL {
 function checkDomains(url: URL, allowed: readonly DomainRule[], blocked: readonly DomainRule[], redirected: boolean): void {
   const refusal = domainRefusal(url, allowed, blocked, "blocked_domains");
   if (refusal) throw new Error(redirected ? `redirected to ${url.href}: ${refusal}` : refusal);
+}
+
+/**
+ * A PDF or an HTML page past `max_bytes`: an error, not a cut (a cut PDF is unreadable, and a cut page is a broken
+ * tree whose article may lie past the cut; a page that large is rarely one anyone reads).
+ */
+function tooLarge(kind: "pdf" | "html", size: string, maxBytes: number): Error {
+  return new Error(`${kind === "pdf" ? "PDF" : "page"} too large: ${size} (the cap is ${maxBytes} bytes, tools.web_fetch.max_bytes)`);
+}
+
+/** A document the workers could not read, or would not: the failure's message names the cap it passed. */
+function unreadable(kind: "pdf" | "html", failure: DocumentFailure): Error {
+  return new Error(`could not read the ${kind === "pdf" ? "PDF" : "page"}: it ${failure.message}`);
 }
 
 function httpError(response: Response): Error {
@@ -194,9 +208,9 @@ export default defineTool({
         throw new Error(`unsupported content type ${mime}`);
       }
       const length = Number(response.headers.get("content-length"));
-      if (declared === "pdf" && Number.isFinite(length) && length > maxBytes) {
+      if ((declared === "pdf" || declared === "html") && Number.isFinite(length) && length > maxBytes) {
         await response.body?.cancel().catch(() => undefined);
-        throw new Error(`PDF too large: ${length} bytes (the limit is ${maxBytes})`);
+        throw tooLarge(declared, `${length} bytes`, maxBytes);
       }
       ({ bytes, truncated: bytesTruncated } = await readCapped(response, maxBytes));
       const sniffed = declared ?? sniffKind(bytes);
@@ -206,24 +220,22 @@ export default defineTool({
       if (timeout.aborted && !ctx.signal.aborted) throw new Error(`timed out after ${timeoutMs} ms`);
       throw error;
     }
-    if (kind === "pdf" && bytesTruncated) throw new Error(`PDF too large: more than ${maxBytes} bytes (the limit is ${maxBytes})`);
+    if ((kind === "pdf" || kind === "html") && bytesTruncated) throw tooLarge(kind, `more than ${maxBytes} bytes`, maxBytes);
 
     let title: string;
     let content: string;
     if (kind === "pdf") {
-      let pdf: Awaited<ReturnType<typeof pdfToText>>;
-      try {
-        pdf = await pdfToText(bytes);
-      } catch (error) {
-        throw new Error(`could not read the PDF: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      const pdf = await ctx.helpers.documents.pdfText(bytes, { signal: ctx.signal });
+      if (!pdf.ok) throw unreadable(kind, pdf);
       title = pdf.title || titleFromUrl(finalUrl);
       content = pdf.content;
     } else {
       const text = decodeText(bytes, charset, kind, bytesTruncated);
       if (kind === "html") {
-        ({ title, content } = await htmlToMarkdown(text, finalUrl.href));
-        title ||= titleFromUrl(finalUrl);
+        const page = await ctx.helpers.documents.htmlMarkdown(text, finalUrl.href, { signal: ctx.signal });
+        if (!page.ok) throw unreadable(kind, page);
+        title = page.title || titleFromUrl(finalUrl);
+        content = page.content;
       } else {
         title = titleFromUrl(finalUrl);
         content = text;

@@ -160,6 +160,7 @@ export function fakeHelpers(): ModuleHelpers {
     logger: recordingLogger(),
     fetch: (() => Promise.reject(new Error("no network in unit tests"))) as unknown as typeof fetch,
     kv: {} as ModuleHelpers["kv"],
+    documents: {} as ModuleHelpers["documents"],
     now: () => 1000,
     id: (prefix) => `${prefix}1`,
   };

@@ -16,6 +16,7 @@ export function fakeHelpers(overrides: Partial<ModuleHelpers> = {}): ModuleHelpe
     fetch: globalThis.fetch,
     // Adapters here never touch kv; a bare object makes any accidental use fail loudly.
     kv: {} as Kv,
+    documents: {} as ModuleHelpers["documents"],
     now: () => 1_700_000_000_000,
     id: (prefix) => `${prefix}_${++n}`,
     ...overrides,

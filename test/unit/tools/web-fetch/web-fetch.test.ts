@@ -91,6 +91,28 @@ describe("HTML", () => {
     expect(result.content).not.toContain("FOOT");
   });
 
+  test("bare text or a fragment served as text/html is read as the page's body (linkedom builds none around it)", async () => {
+    const fake = serve((_request, url) =>
+      new Response(url.pathname === "/words" ? "plain words and nothing else" : "<p>First paragraph.</p><p>Second <b>one</b>.</p>", { headers: { "content-type": "text/html" } }),
+    );
+    expect((await run({ url: `${fake.base}/words` })).content).toBe("plain words and nothing else");
+    const fragment = await run({ url: `${fake.base}/fragment` });
+    expect(fragment.content).toContain("Second **one**.");
+    expect(fragment.title).toBe("fragment");
+  });
+
+  test("a page past max_bytes is an error naming the cap, declared or not (a cut page is a broken tree)", async () => {
+    const page = `<html><body><p>${"word ".repeat(2000)}</p></body></html>`;
+    const fake = serve((_request, url) =>
+      url.pathname === "/declared"
+        ? new Response(page, { headers: { "content-type": "text/html" } })
+        : new Response(new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(page)), c.close()) }), { headers: { "content-type": "text/html" } }),
+    );
+    const ctx = runContext({ config: { max_bytes: 4096 } });
+    await expect(webFetch.run({ url: `${fake.base}/declared` }, ctx)).rejects.toThrow(/^page too large: \d+ bytes \(the cap is 4096 bytes, tools\.web_fetch\.max_bytes\)$/);
+    await expect(webFetch.run({ url: `${fake.base}/streamed` }, ctx)).rejects.toThrow(/^page too large: more than 4096 bytes \(the cap is 4096 bytes, tools\.web_fetch\.max_bytes\)$/);
+  });
+
   test("the charset of the header (or a meta tag) decodes the body", async () => {
     const page = `<html><head><meta charset="iso-8859-1"><title>Caf\u00e9</title></head><body><p>Cr\u00e8me br\u00fbl\u00e9e</p></body></html>`;
     const latin1 = Uint8Array.from(page, (c) => c.charCodeAt(0));
@@ -123,7 +145,7 @@ describe("PDF", () => {
     const pdf = minimalPdf(["x".repeat(3000)]);
     const fake = serve(() => new Response(pdf, { headers: { "content-type": "application/pdf" } }));
     const ctx = runContext({ config: { max_bytes: 2048 } });
-    await expect(webFetch.run({ url: `${fake.base}/big.pdf` }, ctx)).rejects.toThrow(/^PDF too large: \d+ bytes \(the limit is 2048\)$/);
+    await expect(webFetch.run({ url: `${fake.base}/big.pdf` }, ctx)).rejects.toThrow(/^PDF too large: \d+ bytes \(the cap is 2048 bytes, tools\.web_fetch\.max_bytes\)$/);
   });
 
   test("a broken PDF is an error", async () => {

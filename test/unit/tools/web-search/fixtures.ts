@@ -1,6 +1,7 @@
 /** Shared test fixtures for the web tools: a hand-built PDF, a run context, loopback servers. */
 import { GatewayError } from "../../../../core/errors.ts";
 import type { ModuleHelpers } from "../../../../core/registry/helpers.ts";
+import { sharedDocumentService } from "../../../../core/jobs/documents/service.ts";
 import { toolRunContext } from "../run-context.ts";
 import type { ToolRunContext } from "../../../../core/registry/tool.ts";
 
@@ -44,6 +45,8 @@ export function runContext(
     logger: {} as ModuleHelpers["logger"],
     fetch: (input, init) => fetch(input, init),
     kv: {} as ModuleHelpers["kv"],
+    // Real document workers with the default caps (web_fetch reads PDFs and HTML through them).
+    documents: sharedDocumentService(),
     now: () => Date.UTC(2025, 6, 15, 12, 0, 0),
     id: (prefix) => `${prefix}1`,
   };

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { MemoryGuard } from "../../../core/sandbox/just-bash/memory-guard.ts";
+import { MemoryGuard } from "../../../core/jobs/memory-guard.ts";
 
 test("calls for a stop when resident memory grows past the budget while commands run, and only then", async () => {
   let rss = 1000;

@@ -1,15 +1,15 @@
 /**
- * Bun Workers share the gateway's process and have no heap limit of their own (Bun ignores `resourceLimits`), and a
- * script can hold gigabytes in shell variables within just-bash's per-string limits. So the pool watches the
- * process's resident memory while commands run and, when it has grown by more than the budget since they started,
- * asks the pool to stop one (worker-pool.ts picks the longest-running: growing by a gigabyte takes seconds).
+ * Bun Workers share the gateway's process and have no heap limit of their own (Bun ignores `resourceLimits`): a
+ * sandbox script can hold gigabytes in shell variables, a hostile document can make its parser allocate them. So a
+ * pool watches the process's resident memory while jobs run and, when it has grown by more than the budget since they
+ * started, asks the pool to stop one (worker-pool.ts picks the longest-running: growing by a gigabyte takes seconds).
  *
- * A worker cannot report its own heap: its timers do not fire while just-bash runs a script (only microtasks do).
+ * A worker cannot report its own heap: its timers do not fire while it runs synchronous code (only microtasks do).
  */
 
 /** Sampling period: reading RSS costs microseconds; allocating 1 GiB takes a busy script about 2 s. */
 const SAMPLE_MS = 100;
-/** After stopping a command, give its memory time to be returned before judging again. */
+/** After stopping a job, give its memory time to be returned before judging again. */
 const COOLDOWN_SAMPLES = 3;
 
 export class MemoryGuard {
@@ -23,7 +23,7 @@ export class MemoryGuard {
     private readonly rss: () => number = () => process.memoryUsage.rss(),
   ) {}
 
-  /** Called whenever the number of running commands changes: samples only while some run. */
+  /** Called whenever the number of running jobs changes: samples only while some run. */
   setBusy(running: number): void {
     if (running > 0 && !this.timer) {
       this.baseline = this.rss();
