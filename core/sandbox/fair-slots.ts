@@ -37,6 +37,7 @@ export interface SlotRequest {
 interface Waiter {
   request: SlotRequest;
   grant(index: number): void;
+  refuse(reason: Error): void;
 }
 
 interface Tenant {
@@ -50,6 +51,7 @@ export class FairSlots {
   private readonly free: boolean[];
   private readonly tenants = new Map<string, Tenant>();
   private served = 0;
+  private closed = false;
 
   constructor(
     private readonly size: number,
@@ -67,6 +69,7 @@ export class FairSlots {
   acquire(request: SlotRequest): Promise<SlotLease> {
     const { signal } = request;
     if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.closed) return Promise.reject(new Error("sandbox backend is closed"));
     return new Promise((resolve, reject) => {
       const tenant = this.tenant(request.tenant);
       const leave = () => {
@@ -86,6 +89,7 @@ export class FairSlots {
           leave();
           resolve(this.lease(tenant, request.tenant, index));
         },
+        refuse: giveUp,
       };
       const onAbort = () => giveUp(signal?.reason);
       const timer = setTimeout(() => {
@@ -99,6 +103,12 @@ export class FairSlots {
       tenant.waiting.push(waiter);
       this.dispatch();
     });
+  }
+
+  /** Refuses every waiting command and any later one (the backend is shutting down). */
+  close(): void {
+    this.closed = true;
+    for (const tenant of [...this.tenants.values()]) for (const waiter of [...tenant.waiting]) waiter.refuse(new Error("sandbox backend is closed"));
   }
 
   private tenant(name: string): Tenant {

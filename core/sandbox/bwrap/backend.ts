@@ -15,12 +15,14 @@ import { treeUsage } from "../tree-usage.ts";
 import { adoptArgv, sandboxArgv, type HostIdentity } from "./args.ts";
 import { slotUid, type BwrapPlan } from "./host.ts";
 import { overQuota, watchQuota, type Quota } from "./quota-watch.ts";
-import { runProcess } from "./run-process.ts";
+import { runProcess, type RunningProcess } from "./run-process.ts";
 
 export class BwrapBackend implements SandboxBackend {
   readonly name = "bwrap" as const;
   private readonly slots: FairSlots;
   private readonly quota: Quota;
+  /** Commands running now: closing the backend stops them (they would otherwise run on after the gateway stopped). */
+  private readonly running = new Set<RunningProcess>();
 
   constructor(
     private readonly settings: ResolvedSandboxSettings,
@@ -62,12 +64,14 @@ export class BwrapBackend implements SandboxBackend {
     // Cancelled while the container was measured or adopted: nothing is started.
     options.signal?.throwIfAborted();
     const running = runProcess(sandboxArgv(this.plan, who, root, command, limits), options);
+    this.running.add(running);
     const stopWatching = watchQuota(root, this.quota, (why) => running.kill(`command stopped: the container holds ${why}`));
     let result: ExecResult;
     try {
       result = await running.done;
     } finally {
       stopWatching();
+      this.running.delete(running);
     }
     if (result.exitCode === 1 && result.stderr.startsWith("bwrap: Can't find source path")) {
       throw new Error(`sandbox uid ${who.uid} cannot reach the container directory ${root} (every parent must be searchable by it): ${result.stderr.trim()}`);
@@ -85,6 +89,9 @@ export class BwrapBackend implements SandboxBackend {
   }
 
   async close(): Promise<void> {
+    this.slots.close();
+    const stopping = [...this.running].map((running) => (running.kill("sandbox backend closed"), running.done.catch(() => undefined)));
+    await Promise.all(stopping);
     await rm(this.plan.etcDir, { recursive: true, force: true });
   }
 }

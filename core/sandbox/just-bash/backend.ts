@@ -58,6 +58,7 @@ export class JustBashBackend implements SandboxBackend {
   }
 
   close(): Promise<void> {
+    this.slots.close();
     return this.pool.close();
   }
 }

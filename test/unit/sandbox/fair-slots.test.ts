@@ -99,3 +99,13 @@ test("a preferred shared slot is taken when free, any free one otherwise", async
   expect((await slots.acquire({ tenant: "a", preferred: 9 })).index).toBe(1);
   expect(slots.capacity).toBe(4);
 });
+
+test("closing refuses every waiting command and any later one", async () => {
+  const slots = new FairSlots(1, LONG_WAIT);
+  await slots.acquire({ tenant: "a" });
+  await slots.acquire({ tenant: "b" }); // the spare
+  const waiting = ["a", "b", "c"].map((tenant) => slots.acquire({ tenant }).catch((error: Error) => error.message));
+  slots.close();
+  expect(await Promise.all(waiting)).toEqual(Array(3).fill("sandbox backend is closed"));
+  await expect(slots.acquire({ tenant: "d" })).rejects.toThrow("sandbox backend is closed");
+});
