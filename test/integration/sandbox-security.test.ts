@@ -1,8 +1,8 @@
 /**
- * Issue 13 "Security": what a command must never do, on every sandbox backend. Each attack is refused or contained,
- * the backend still runs commands afterwards, a secret of the gateway's environment never shows in any output, the
- * loopback canaries (127.0.0.1 and 127.0.0.2, standing in for a metadata service) record no hit, and the gateway's
- * event loop keeps answering while a script runs. Nothing here aims at an address off this machine. (How long the
+ * What a command must never do (README "Containers", Sandboxes), on every sandbox backend. Each attack is refused
+ * or contained, the backend still runs commands afterwards, a secret of the gateway's environment never shows in any
+ * output, the loopback canaries (127.0.0.1 and 127.0.0.2, standing in for a metadata service) record no hit, and the
+ * gateway's event loop keeps answering while a script runs. Nothing here aims at an address off this machine. (How long the
  * loop lags during each attack is measured by `bun bench/sandbox.ts`, not asserted here: it depends on the machine.)
  *
  * bwrap runs when the host allows it; otherwise its suite is skipped with the probe's reason printed.
