@@ -26,17 +26,20 @@ type Json = Record<string, any>;
 
 const probe = await probeBwrap(resolveSandboxSettings({ workers: 2 }));
 if (!probe.ok) console.log(`[sandbox-fairness] bwrap cases skipped: ${probe.reason}`);
+// Only asked whether bwrap runs: the gateways below make plans of their own.
+else rmSync(probe.plan.etcDir, { recursive: true, force: true });
 
 /** bwrap's process limit per command in the fork bomb case: small, so the bomb reaches it at once on a busy machine. */
 const MAX_PROCESSES = 32;
+/** This file's own uid range (slot i runs as FIRST_UID + i), apart from other suites' gateways on the same host. */
+const FIRST_UID = 2_000_026_000;
 
 /** What `job:<name>` in a user message makes the model run with bash. */
 const JOBS: Record<string, string> = {
   sleep: "touch started; sleep 20; touch finished",
   echo: "echo hello",
-  // Forks until its process limit (`ulimit -u`) is reached, leaves `saturated` once /proc shows nearly all of it
-  // (with builtins only: no fork is left), then spins until cancelled.
-  bomb: "touch started; max=$(ulimit -u); :(){ :|:& };:; while :; do p=(/proc/[0-9]*); [ ${#p[@]} -ge $((max - 4)) ] && break; done; : > saturated; while :; do :; done",
+  // Forks until the slot's process limit is reached, then stays (spinning: a fork is no longer possible).
+  bomb: ":(){ :|:& };:; while :; do :; done",
 };
 
 const runTheJob: Script = (body) => {
@@ -96,6 +99,18 @@ const bashResult = (body: Json): Json => (body.content as Json[]).find((block) =
 async function waitForMarks(setup: Setup, name: string, count: number): Promise<void> {
   for (let i = 0; i < 1_500 && setup.marks(name) < count; i++) await Bun.sleep(20);
   expect(setup.marks(name)).toBeGreaterThanOrEqual(count);
+}
+
+/** Processes (zombies included: they still count against a limit) of uids `first` … `first + count - 1`. */
+function processesOf(first: number, count: number): number {
+  const uids = Array.from({ length: count }, (_, i) => first + i).join(",");
+  return Number(Bun.spawnSync(["pgrep", "-c", "-u", uids]).stdout.toString().trim() || 0);
+}
+
+/** Waits until `condition` holds (a bounded poll). */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1_500 && !condition(); i++) await Bun.sleep(20);
+  expect(condition()).toBe(true);
 }
 
 /** Starts `n` requests for `job`; cancel() ends them (the gateway then kills their commands). */
@@ -160,10 +175,12 @@ for (const { name: backend, usable } of backends) {
 
 describe.skipIf(!probe.ok)("bwrap: a process limit per command", () => {
   test("a fork bomb in one container fails no other container's command, in another workspace or the same one", async () => {
-    const setup = await start({ backend: "bwrap", workers: 2, max_processes: MAX_PROCESSES });
+    const setup = await start({ backend: "bwrap", workers: 2, max_processes: MAX_PROCESSES, first_uid: FIRST_UID });
     try {
       const bomb = inFlight(setup, setup.agent.gw.inferenceKey, "bomb", 1);
-      await waitForMarks(setup, "saturated", 1);
+      // Saturated: the slot uids hold (nearly) the whole limit. Counted from outside, as the sandbox runs at the
+      // lowest CPU priority and may barely run on a busy machine.
+      await waitUntil(() => processesOf(FIRST_UID, 3) >= MAX_PROCESSES - 2);
       // Another workspace, then the bomb's own workspace (a new container: each request without a session gets one).
       for (const key of [setup.otherKey, setup.agent.gw.inferenceKey]) {
         const result = bashResult(await ask(setup, key, "echo"));
