@@ -124,6 +124,30 @@ for (const { name, usable, make, makeOwn } of backends) {
       expect(outcomes.filter((o) => o instanceof Error).length).toBeGreaterThanOrEqual(2);
     }, 20_000);
 
+    if (name === "bwrap") {
+      test("a container already over its quota: a command slow to remove files is not killed, one that grows it is", async () => {
+        const tight = resolveSandboxSettings({ workers: 1, maxFsBytes: 1_000, maxFiles: 50 });
+        const fresh = await probeBwrap(tight);
+        if (!fresh.ok) throw new Error(fresh.reason);
+        const small = new BwrapBackend(tight, fresh.plan);
+        const box = join(base, "over-quota");
+        mkdirSync(box);
+        try {
+          writeFileSync(join(box, "big"), "x".repeat(5_000));
+          // Over by bytes. Slower than the quota watch's first look (100 ms): it must still be let through.
+          const cleanup = await small.exec(box, "sleep 0.5; rm big; echo removed", options);
+          expect(cleanup).toMatchObject({ stdout: "removed\n", exitCode: 0 });
+          writeFileSync(join(box, "big"), "x".repeat(5_000));
+          // Writing bytes is refused (RLIMIT_FSIZE 0), so it grows by files, past the 50 allowed.
+          const growing = await small.exec(box, "for i in $(seq 1 2000); do : > f$i; done; sleep 30; echo done", { ...options, timeoutMs: 60_000 });
+          expect(growing.stdout).not.toContain("done");
+          expect(growing.stderr).toContain("command stopped: the container was over its quota and grew further");
+        } finally {
+          await small.close();
+        }
+      }, 40_000);
+    }
+
     if (name === "just-bash") {
       test("a worker killed at the deadline is replaced, never leaked", async () => {
         const pool = backend as JustBashBackend;

@@ -65,7 +65,12 @@ export class BwrapBackend implements SandboxBackend {
     options.signal?.throwIfAborted();
     const running = runProcess(sandboxArgv(this.plan, who, root, command, limits), options);
     this.running.add(running);
-    const stopWatching = watchQuota(root, this.quota, (why) => running.kill(`command stopped: the container holds ${why}`));
+    // A container already over its quota is watched from where it stands: the command that removes files (the way
+    // out) must not be killed for what it found there, only for growing it further.
+    const limit = { maxBytes: Math.max(this.quota.maxBytes, before.bytes), maxEntries: Math.max(this.quota.maxEntries, before.entries) };
+    const stopWatching = watchQuota(root, limit, (why) =>
+      running.kill(wasOver ? `command stopped: the container was over its quota and grew further (${why})` : `command stopped: the container holds ${why}`),
+    );
     let result: ExecResult;
     try {
       result = await running.done;
