@@ -65,7 +65,7 @@ async function run(backend: "just-bash" | "bwrap"): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-// bwrap falls back to just-bash (one log line) where the host forbids it; a failure to start the loops says why.
+// Where the host cannot run bwrap, the gateway refuses to start (no sandbox.allow_fallback): skipped, saying why.
 await run("bwrap").catch((error: unknown) => console.log(`bwrap: skipped (${String(error)})`));
 // just-bash last: its workers may still be finishing their loops when the process ends.
 if (process.env.SANDBOX_LOAD_ONLY !== "bwrap") await run("just-bash");

@@ -171,7 +171,17 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   deps.idleTrimmer = trimmer;
   // Containers (README "Containers"): a sandbox backend runs commands, the service keeps their files under sandbox.dir.
   const sandbox = config.sandbox ?? DEFAULT_SANDBOX;
-  const sandboxSettings = { backend: sandbox.backend, workers: sandbox.workers, maxFsBytes: sandbox.maxBytes, maxFiles: sandbox.maxFiles };
+  const sandboxSettings = {
+    backend: sandbox.backend,
+    workers: sandbox.workers,
+    queueTimeoutMs: sandbox.queueTimeoutMs,
+    allowFallback: sandbox.allowFallback,
+    maxFsBytes: sandbox.maxBytes,
+    maxFiles: sandbox.maxFiles,
+    bwrapPath: sandbox.bwrapPath,
+    maxProcesses: sandbox.maxProcesses,
+    firstUid: sandbox.firstUid,
+  };
   const sandboxBackend = overrides.sandboxBackend ?? (await createSandboxBackend(sandboxSettings, logger));
   const containers = new DirectoryContainerService({ settings: sandbox, backend: sandboxBackend, clock, logger });
   deps.containers = containers;

@@ -164,6 +164,16 @@ export const ConfigFileSchema = Type.Object(
           sweep_interval_ms: Type.Optional(Type.Integer({ minimum: 1_000 })),
           workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
           list_scan_bound: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+          /** How long a command waits for a free slot before it is refused as a tool error. */
+          queue_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+          /** A `bwrap` backend the host cannot run: false is a start-up error, true runs just-bash instead. */
+          allow_fallback: Type.Optional(Type.Boolean()),
+          /** The bubblewrap executable (a name looked up on PATH, or a path). */
+          bwrap_path: Type.Optional(Type.String({ minLength: 1 })),
+          /** bwrap: the processes (threads) one command may have at once (RLIMIT_NPROC of its slot's uid). */
+          max_processes: Type.Optional(Type.Integer({ minimum: 8, maximum: 100_000 })),
+          /** bwrap: slot i runs as uid first_uid + i; the range must own nothing and run nothing else on the host. */
+          first_uid: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_000 })),
         },
         { additionalProperties: false },
       ),

@@ -6,6 +6,7 @@ import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
 import { toDocumentsConfig } from "./documents.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
+import { SANDBOX_DEFAULTS } from "../sandbox/settings.ts";
 import { simulatorProvider } from "./simulator-default.ts";
 import type { BatchesConfig, ExtensionRef, GatewayConfig, GuardrailsConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
 
@@ -147,6 +148,11 @@ export const DEFAULT_SANDBOX: SandboxConfig = Object.freeze({
   sweepIntervalMs: 60_000,
   workers: 4,
   listScanBound: 1_000,
+  queueTimeoutMs: SANDBOX_DEFAULTS.queueTimeoutMs,
+  allowFallback: SANDBOX_DEFAULTS.allowFallback,
+  bwrapPath: SANDBOX_DEFAULTS.bwrapPath,
+  maxProcesses: SANDBOX_DEFAULTS.maxProcesses,
+  firstUid: SANDBOX_DEFAULTS.firstUid,
 });
 
 function toSandbox(s: ConfigFile["sandbox"]): SandboxConfig {
@@ -159,6 +165,11 @@ function toSandbox(s: ConfigFile["sandbox"]): SandboxConfig {
     sweepIntervalMs: s?.sweep_interval_ms ?? d.sweepIntervalMs,
     workers: s?.workers ?? d.workers,
     listScanBound: s?.list_scan_bound ?? d.listScanBound,
+    queueTimeoutMs: s?.queue_timeout_ms ?? d.queueTimeoutMs,
+    allowFallback: s?.allow_fallback ?? d.allowFallback,
+    bwrapPath: s?.bwrap_path ?? d.bwrapPath,
+    maxProcesses: s?.max_processes ?? d.maxProcesses,
+    firstUid: s?.first_uid ?? d.firstUid,
   };
 }
 

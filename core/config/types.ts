@@ -115,10 +115,20 @@ export interface SandboxConfig {
   maxFiles: number;
   /** How often expired containers are removed (also once at start). */
   sweepIntervalMs: number;
-  /** Bun Workers of the just-bash backend. */
+  /** Commands running at once, all workspaces together (plus one spare for a workspace with none running). */
   workers: number;
   /** Directory markers one `GET /containers/{id}/files` may pass over before it answers (spec operation 6). */
   listScanBound: number;
+  /** How long a command may wait for a slot before it is refused (a tool error naming the cap). */
+  queueTimeoutMs: number;
+  /** `bwrap` unusable on the host: false is a start-up error, true falls back to just-bash. */
+  allowFallback: boolean;
+  /** The bubblewrap executable. */
+  bwrapPath: string;
+  /** bwrap: the processes (threads) one command may have at once. */
+  maxProcesses: number;
+  /** bwrap: the first of the uids slots run as (one per slot). */
+  firstUid: number;
 }
 
 /** Caps on operators' guardrail patterns (config file `guardrails`); absent fields take core/guardrails/pattern/caps.ts defaults. */

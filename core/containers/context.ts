@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { SandboxConfig } from "../config/types.ts";
 import type { Clock } from "../deps.ts";
-import type { ExecOptions, ExecResult } from "./contract.ts";
+import type { ExecResult, SandboxExecOptions } from "./contract.ts";
 import type { ContainerDirectory } from "./directory.ts";
 import type { KeyedLock } from "./lock.ts";
 
@@ -11,7 +11,7 @@ import type { KeyedLock } from "./lock.ts";
  * directory as the container's files. Structural, so any backend fits and tests can pass a small fake.
  */
 export interface ContainerBackend {
-  exec(root: string, command: string, options: ExecOptions): Promise<ExecResult>;
+  exec(root: string, command: string, options: SandboxExecOptions): Promise<ExecResult>;
 }
 
 export interface ContainerContext {

@@ -37,6 +37,12 @@ export interface ExecOptions {
   signal?: AbortSignal;
 }
 
+/** What the container service hands a sandbox backend: the tool's options and whose turn the command waits for. */
+export interface SandboxExecOptions extends ExecOptions {
+  /** The container's workspace: slots are shared fairly between workspaces (core/sandbox/fair-slots.ts). */
+  workspace?: string;
+}
+
 /** A file in a container, as the listing shows it. */
 export interface ContainerFileInfo {
   /** Relative to the container root, `/`-separated, no leading slash. */

@@ -31,7 +31,8 @@ export class DirectoryContainerHandle implements ContainerHandle {
     return this.ctx.locks.run(this.key, async () => {
       // Renewed before too, so a command longer than the idle time is not swept from under itself.
       await renew(this.ctx, this.state);
-      const result = await this.ctx.backend.exec(this.state.paths.files, command, options);
+      // The workspace decides whose turn the command waits for: slots are shared fairly between workspaces.
+      const result = await this.ctx.backend.exec(this.state.paths.files, command, { ...options, workspace: this.state.meta.workspaceId });
       await renew(this.ctx, this.state);
       // Commands are not refused up front (`rm` must still run in a full container); what they left is checked after.
       const usage = await measureUsage(this.state.paths.files, this.ctx.settings).catch((error: unknown) => toContainerError(error, "measuring the container"));

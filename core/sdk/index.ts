@@ -26,6 +26,8 @@ export { ASPECT_RATIOS, IMAGE_BACKGROUNDS, IMAGE_FORMATS, IMAGE_MODERATIONS, IMA
 /** Containers as a tool sees them (`ToolRunContext.container()`), and the error that becomes the model's error result. */
 export { ContainerError } from "../containers/contract.ts";
 export type { ContainerEnvironment, ContainerFileInfo, ContainerHandle, ContainerRequest, ExecOptions, ExecResult } from "../containers/contract.ts";
+/** How long a container command may wait for a sandbox slot by default (`sandbox.queue_timeout_ms`), before it runs. */
+export { DEFAULT_QUEUE_TIMEOUT_MS as DEFAULT_SANDBOX_QUEUE_TIMEOUT_MS } from "../sandbox/settings.ts";
 /** Container file ids exactly as `GET /containers/{id}/files` shows them (`cfile_` + base64url of the path). */
 export { fileIdOf, pathOfFileId } from "../containers/file-ids.ts";
 /** URL citations of searched or fetched pages in a text (the canonical `url_citation` annotation). */

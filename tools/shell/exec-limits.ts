@@ -4,9 +4,10 @@
  * is better served by the longest run allowed than by an error it has to recover from.
  *
  * The agent loop has its own per-call limit (config `agent_loop.tool_timeout_ms`, default 30 s); the tools tell it
- * how long their commands may run (`runTimeMs`), so a command's own time-out is what ends it.
+ * how long their commands may take (`runTimeMs`): each may wait for a sandbox slot (default 30 s, after which it is
+ * refused with its own error) and then run until its time-out, so those are what end it, not the loop's limit.
  */
-import type { ExecOptions, ExecResult } from "../../core/sdk/index.ts";
+import { DEFAULT_SANDBOX_QUEUE_TIMEOUT_MS, type ExecOptions, type ExecResult } from "../../core/sdk/index.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -24,9 +25,9 @@ export interface LimitArguments {
 
 const clamp = (value: number | undefined, fallback: number, max: number) => Math.min(Math.max(1, Math.floor(value ?? fallback)), max);
 
-/** How long `commands` commands of these limits may run in all (what the loop must allow the call). */
+/** How long `commands` commands of these limits may take in all, waiting for a slot included (what the loop must allow the call). */
 export function commandsTimeMs(args: LimitArguments, commands: number): number {
-  return clamp(args.timeout_ms, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS) * Math.max(1, commands);
+  return (DEFAULT_SANDBOX_QUEUE_TIMEOUT_MS + clamp(args.timeout_ms, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)) * Math.max(1, commands);
 }
 
 /** The exec options for one command: the model's limits within the caps, cancelled with the call. */

@@ -6,11 +6,17 @@ import { join } from "node:path";
 import { SANDBOX_WORKDIR } from "../settings.ts";
 import { INNER_GID, INNER_UID, type BwrapPlan } from "./host.ts";
 
+/** Who a command runs as on the host: its slot's uid (host.ts) and the plan's gid. */
+export interface HostIdentity {
+  uid: number;
+  gid: number;
+}
+
 export interface RunLimits {
   timeoutMs: number;
   /** RLIMIT_AS of every process. */
   maxMemoryBytes: number;
-  /** RLIMIT_NPROC of the sandbox user. */
+  /** RLIMIT_NPROC of the slot's uid: the command's processes, since no other command runs as that uid meanwhile. */
   maxProcesses: number;
   /** RLIMIT_FSIZE: no single file may grow past what the container's quota has left (0: only reads and removals). */
   fileSizeBytes: number;
@@ -22,8 +28,8 @@ const SHM_BYTES = 1024 * 1024;
 /** Open files per process: plenty for builds, a ceiling for descriptor exhaustion. */
 const MAX_OPEN_FILES = 1024;
 
-/** `[choom] [nice] prlimit [setpriv]`: limits (and the unprivileged uid) set before bwrap, so they bind everything in it. */
-function launcher(plan: BwrapPlan, limits: RunLimits): string[] {
+/** `[choom] [nice] prlimit setpriv`: limits and the unprivileged uid set before bwrap, so they bind everything in it. */
+function launcher(plan: BwrapPlan, who: HostIdentity, limits: RunLimits): string[] {
   const cpuSeconds = Math.ceil(limits.timeoutMs / 1000) + 1;
   const both = (value: number) => `${value}:${value}`; // soft and hard: the sandbox cannot raise either
   const argv: string[] = [];
@@ -41,14 +47,14 @@ function launcher(plan: BwrapPlan, limits: RunLimits): string[] {
     "--core=0:0",
     "--",
   );
-  if (plan.setpriv) argv.push(plan.setpriv, `--reuid=${plan.hostUid}`, `--regid=${plan.hostGid}`, "--clear-groups", "--");
+  argv.push(plan.setpriv, `--reuid=${who.uid}`, `--regid=${who.gid}`, "--clear-groups", "--");
   return argv;
 }
 
 /** Runs `command` with bash in the sandbox: `root` read-write at SANDBOX_WORKDIR, the system read-only, nothing else. */
-export function sandboxArgv(plan: BwrapPlan, root: string, command: string, limits: RunLimits): string[] {
+export function sandboxArgv(plan: BwrapPlan, who: HostIdentity, root: string, command: string, limits: RunLimits): string[] {
   return [
-    ...launcher(plan, limits),
+    ...launcher(plan, who, limits),
     plan.bwrap,
     // Every namespace: no network (only a private loopback), no view of host processes, IPC or hostname.
     "--unshare-all",
@@ -132,11 +138,11 @@ export function sandboxArgv(plan: BwrapPlan, root: string, command: string, limi
 }
 
 /**
- * Gives the sandbox user the container's files that someone else (the container service, running as root) created,
- * so commands can change them. Run as root but confined to the container: chown sees only SANDBOX_WORKDIR and a
+ * Gives the slot's uid the container's files that someone else created (the container service, running as root, or
+ * a command of another slot), so commands can change them. Run as root but confined to the container: chown sees only SANDBOX_WORKDIR and a
  * read-only /usr, so a symbolic link a command planted cannot turn it onto a host file.
  */
-export function adoptArgv(plan: BwrapPlan, root: string): string[] {
+export function adoptArgv(plan: BwrapPlan, who: HostIdentity, root: string): string[] {
   return [
     plan.bwrap,
     // No user namespace here: the capabilities below must be the host's to change ownership.
@@ -165,7 +171,7 @@ export function adoptArgv(plan: BwrapPlan, root: string): string[] {
     "/usr/bin/chown",
     "-R",
     "--no-dereference",
-    `${plan.hostUid}:${plan.hostGid}`,
+    `${who.uid}:${who.gid}`,
     SANDBOX_WORKDIR,
   ];
 }

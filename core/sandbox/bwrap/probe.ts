@@ -1,15 +1,16 @@
 /**
  * Start-up check of the bwrap backend: a real sandbox (every namespace, the limits, the unprivileged uid) that runs
- * `true`, and when the gateway is root the confined chown that hands files to the sandbox user. Hosts that forbid
- * unprivileged user namespaces (kernel.unprivileged_userns_clone=0, user.max_user_namespaces=0, an AppArmor policy,
- * or a container runtime's seccomp profile) fail here, and the gateway falls back to just-bash.
+ * `true`, and the confined chown that hands files to a slot's uid. Hosts that forbid unprivileged user namespaces
+ * (kernel.unprivileged_userns_clone=0, user.max_user_namespaces=0, an AppArmor policy, or a container runtime's
+ * seccomp profile) fail here; the reason is what the start-up error (or the fallback's log line) says.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { slotCapacity } from "../fair-slots.ts";
 import type { ResolvedSandboxSettings } from "../settings.ts";
 import { adoptArgv, sandboxArgv } from "./args.ts";
-import { inspectHost, type BwrapPlan } from "./host.ts";
+import { inspectHost, slotUid, type BwrapPlan } from "./host.ts";
 
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -22,19 +23,19 @@ async function run(argv: string[]): Promise<string | undefined> {
 }
 
 export async function probeBwrap(settings: ResolvedSandboxSettings): Promise<BwrapProbe> {
-  const host = inspectHost(settings);
+  // Every slot, the spare included, gets a uid.
+  const host = inspectHost(settings, slotCapacity(settings.workers));
   if (!host.ok) return host;
   const { plan } = host;
+  const who = { uid: slotUid(plan, 0), gid: plan.gid };
   const dir = await mkdtemp(join(tmpdir(), "gateway-sandbox-probe-"));
   let ok = false;
   try {
-    if (plan.setpriv) {
-      await writeFile(join(dir, "owned-by-root"), "");
-      const failed = await run(adoptArgv(plan, dir));
-      if (failed) return { ok: false, reason: `cannot hand files to the sandbox uid: ${failed}` };
-    }
+    await writeFile(join(dir, "owned-by-root"), "");
+    const adoptFailed = await run(adoptArgv(plan, who, dir));
+    if (adoptFailed) return { ok: false, reason: `cannot hand files to the sandbox uid: ${adoptFailed}` };
     const limits = { timeoutMs: PROBE_TIMEOUT_MS, maxMemoryBytes: settings.maxMemoryBytes, maxProcesses: settings.maxProcesses, fileSizeBytes: 0, tmpBytes: settings.tmpBytes };
-    const failed = await run(sandboxArgv(plan, dir, "true", limits));
+    const failed = await run(sandboxArgv(plan, who, dir, "true", limits));
     if (failed) return { ok: false, reason: failed };
     ok = true;
     return { ok: true, plan };

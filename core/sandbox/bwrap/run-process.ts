@@ -1,12 +1,13 @@
 /**
  * Runs one sandbox process tree to completion: output kept up to the cap (the rest drained and counted), killed at
  * the deadline, when its output passes a ceiling (`yes` would otherwise keep the gateway reading for the whole
- * deadline), or when the caller asks (quota). Killing bwrap kills everything inside: `--die-with-parent` takes down
- * the sandbox's init, and with it its process namespace.
+ * deadline), or when the caller asks (quota). A kill takes the whole sandbox down before `done` settles
+ * (kill-sandbox.ts): no process of the command outlives it.
  */
 import { constants } from "node:os";
 import type { ExecResult } from "../../containers/contract.ts";
 import { CappedCollector } from "../output-cap.ts";
+import { killSandbox } from "./kill-sandbox.ts";
 
 /** Output beyond which the command is killed rather than drained: room for "print 10 MB", not for an endless stream. */
 const MIN_OUTPUT_CEILING = 16 * 1024 * 1024;
@@ -61,10 +62,11 @@ export function runProcess(argv: string[], options: ProcessOptions): RunningProc
   const ceiling = Math.max(MIN_OUTPUT_CEILING, 4 * options.maxOutputBytes);
   let killedFor: string | undefined;
   let timedOut = false;
+  let stopKilling = () => {};
   const kill = (reason: string) => {
     if (killedFor !== undefined) return;
     killedFor = reason;
-    proc.kill("SIGKILL");
+    stopKilling = killSandbox(proc);
   };
   const deadline = setTimeout(() => {
     timedOut = true;
@@ -72,6 +74,8 @@ export function runProcess(argv: string[], options: ProcessOptions): RunningProc
   }, options.timeoutMs);
   const onAbort = () => kill("command cancelled");
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Aborted while the backend was still preparing: a listener added now would never fire.
+  if (options.signal?.aborted) onAbort();
   const onChunk = () => {
     if (stdout.total + stderr.total > ceiling) kill(`command stopped: it printed more than ${ceiling} bytes`);
   };
@@ -84,6 +88,7 @@ export function runProcess(argv: string[], options: ProcessOptions): RunningProc
       exited,
     ]);
     clearTimeout(deadline);
+    stopKilling();
     options.signal?.removeEventListener("abort", onAbort);
     if (options.signal?.aborted) throw options.signal.reason;
     let exitCode: number | null = proc.exitCode;

@@ -1,11 +1,13 @@
 /**
  * The default backend: just-bash, a bash simulated in TypeScript over the container's directory. No host binary
  * runs, no network exists, and every command runs in a pooled Bun Worker so the gateway's event loop never waits
- * on a script.
+ * on a script. Commands wait for a slot (fair-slots.ts) before they reach the pool, which has a worker per slot: the
+ * pool's own queue stays empty and workspaces are served fairly.
  */
 import { dirname, join } from "node:path";
-import type { ExecOptions, ExecResult } from "../../containers/contract.ts";
+import type { ExecResult, SandboxExecOptions } from "../../containers/contract.ts";
 import type { SandboxBackend } from "../backend.ts";
+import { FairSlots } from "../fair-slots.ts";
 import type { ResolvedSandboxSettings } from "../settings.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
@@ -32,15 +34,22 @@ export function spawnJustBashWorker(): Worker {
 export class JustBashBackend implements SandboxBackend {
   readonly name = "just-bash" as const;
   private readonly pool: WorkerPool;
+  private readonly slots: FairSlots;
 
   constructor(private readonly settings: ResolvedSandboxSettings, spawn: () => Worker = spawnJustBashWorker) {
-    this.pool = new WorkerPool({ size: settings.workers, memoryBudgetBytes: settings.maxMemoryBytes, spawn });
+    this.slots = new FairSlots(settings.workers, settings.queueTimeoutMs);
+    this.pool = new WorkerPool({ size: this.slots.capacity, memoryBudgetBytes: settings.maxMemoryBytes, spawn });
   }
 
-  exec(root: string, command: string, options: ExecOptions): Promise<ExecResult> {
+  async exec(root: string, command: string, options: SandboxExecOptions): Promise<ExecResult> {
     const { maxFsBytes, maxFiles, tmpBytes } = this.settings;
     const limits = { timeoutMs: options.timeoutMs, maxOutputBytes: options.maxOutputBytes, maxFsBytes, maxFiles, tmpBytes };
-    return this.pool.run(root, command, limits, options.signal);
+    const lease = await this.slots.acquire({ tenant: options.workspace ?? "", signal: options.signal });
+    try {
+      return await this.pool.run(root, command, limits, options.signal);
+    } finally {
+      lease.release();
+    }
   }
 
   /** Workers alive now: the pool replaces a terminated one on demand. */
@@ -49,6 +58,7 @@ export class JustBashBackend implements SandboxBackend {
   }
 
   close(): Promise<void> {
+    this.slots.close();
     return this.pool.close();
   }
 }

@@ -8,13 +8,15 @@ const plan: BwrapPlan = {
   setpriv: "/usr/bin/setpriv",
   choom: "/usr/bin/choom",
   nice: "/usr/bin/nice",
-  hostUid: 65534,
-  hostGid: 65534,
+  firstUid: 2_000_000_000,
+  gid: 2_000_000_000,
   systemMounts: ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin"],
   etcDir: "/run/etc",
 };
 const limits = { timeoutMs: 2_500, maxMemoryBytes: 1 << 30, maxProcesses: 64, fileSizeBytes: 1000, tmpBytes: 1 << 20 };
-const argv = sandboxArgv(plan, "/data/c1/files", "echo hi", limits);
+/** Slot 3's identity: its own uid, the shared gid. */
+const who = { uid: 2_000_000_003, gid: 2_000_000_000 };
+const argv = sandboxArgv(plan, who, "/data/c1/files", "echo hi", limits);
 const bwrapArgs = argv.slice(argv.indexOf(plan.bwrap));
 
 /** The value(s) following `flag` each time it occurs. */
@@ -25,13 +27,13 @@ function after(flag: string, count = 1): string[][] {
 }
 
 describe("bwrap command line", () => {
-  test("limits and the unprivileged uid are set before bwrap starts, soft and hard alike", () => {
+  test("limits and the slot's unprivileged uid are set before bwrap starts, soft and hard alike", () => {
     const before = argv.slice(0, argv.indexOf(plan.bwrap));
     expect(before).toEqual([
       "/usr/bin/choom", "-n", "1000", "--",
       "/usr/bin/nice", "-n", "19",
       "/usr/bin/prlimit", "--nproc=64:64", `--as=${1 << 30}:${1 << 30}`, "--fsize=1000:1000", "--cpu=4:4", "--nofile=1024:1024", "--core=0:0", "--",
-      "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+      "/usr/bin/setpriv", "--reuid=2000000003", "--regid=2000000000", "--clear-groups", "--",
     ]);
   });
 
@@ -58,15 +60,15 @@ describe("bwrap command line", () => {
     expect(after("--setenv", 2).map(([name]) => name).sort()).toEqual(["HOME", "LANG", "PATH", "TMPDIR", "USER"]);
   });
 
-  test("a gateway not running as root runs bwrap directly", () => {
-    const own = sandboxArgv({ ...plan, setpriv: undefined, choom: undefined, nice: undefined }, "/c", "true", limits);
-    expect(own[0]).toBe(plan.prlimit);
-    expect(own).not.toContain(plan.setpriv);
+  test("without choom and nice, prlimit comes first; setpriv is always there", () => {
+    const bare = sandboxArgv({ ...plan, choom: undefined, nice: undefined }, who, "/c", "true", limits);
+    expect(bare[0]).toBe(plan.prlimit);
+    expect(bare).toContain(plan.setpriv);
   });
 
-  test("adoption is a chown confined to the container, never following links", () => {
-    const adopt = adoptArgv(plan, "/data/c1/files");
-    expect(adopt.slice(-5)).toEqual(["/usr/bin/chown", "-R", "--no-dereference", "65534:65534", "/workspace"]);
+  test("adoption is a chown to the slot's uid confined to the container, never following links", () => {
+    const adopt = adoptArgv(plan, who, "/data/c1/files");
+    expect(adopt.slice(-5)).toEqual(["/usr/bin/chown", "-R", "--no-dereference", "2000000003:2000000000", "/workspace"]);
     expect(adopt.join(" ")).toContain("--bind /data/c1/files /workspace");
     expect(adopt.join(" ")).not.toMatch(/--bind \/(?!data)/);
   });
