@@ -4,7 +4,7 @@
  * supplies the one Anthropic documents for it.
  */
 import type { GatewayError } from "../../core/errors.ts";
-import { mapUpstreamError, upstreamErrorFields, type ErrorFactory } from "../shared/errors.ts";
+import { type ErrorFactory, mapUpstreamError, upstreamErrorFields } from "../../core/sdk/provider.ts";
 
 /** Anthropic's documented error types and their HTTP statuses. */
 export const ANTHROPIC_ERROR_STATUS: Record<string, number> = {

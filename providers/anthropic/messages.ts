@@ -5,8 +5,7 @@
  */
 import type { CacheMark, FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../core/model/parts.ts";
 import type { Warning } from "../../core/model/warnings.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
-import { isHttpUrl, parseDataUrl } from "./data-url.ts";
+import { isHttpUrl, parseDataUrl, warnUnsupported } from "../../core/sdk/provider.ts";
 import { webSearchHistoryBlocks } from "./web-search-blocks.ts";
 import type { WireBlockParam, WireMessageParam } from "./wire.ts";
 

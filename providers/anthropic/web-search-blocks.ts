@@ -7,7 +7,7 @@
  */
 import type { ServerToolPart } from "../../core/model/parts.ts";
 import type { CanonicalRequest } from "../../core/model/request.ts";
-import { isNativeWebSearch, WEB_SEARCH } from "../shared/native-tools.ts";
+import { isNativeWebSearch, WEB_SEARCH } from "../../core/sdk/provider.ts";
 import { ANTHROPIC_WEB_SEARCH_NAME } from "./web-search-tool.ts";
 import type { WireBlock, WireBlockParam } from "./wire.ts";
 import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";

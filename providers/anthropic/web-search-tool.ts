@@ -4,8 +4,7 @@
  */
 import type { Tool } from "../../core/model/request.ts";
 import type { Warning } from "../../core/model/warnings.ts";
-import { bareDomain, nativeWebSearchParameters, type ServerTool } from "../shared/native-tools.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { bareDomain, nativeWebSearchParameters, type ServerTool, warnUnsupported } from "../../core/sdk/provider.ts";
 
 /** Anthropic's web search tool type and the name its blocks carry. */
 export const ANTHROPIC_WEB_SEARCH_TYPE = "web_search_20250305";

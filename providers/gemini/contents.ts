@@ -5,8 +5,7 @@
  */
 import type { Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../core/model/parts.ts";
 import type { Warning } from "../../core/model/warnings.ts";
-import { isHttpUrl, parseDataUrl } from "../anthropic/data-url.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { isHttpUrl, parseDataUrl, warnUnsupported } from "../../core/sdk/provider.ts";
 import type { GeminiContent, GeminiPart } from "./wire.ts";
 
 /** The canonical `format` of Gemini reasoning (thought summaries and thought signatures). */

@@ -4,7 +4,7 @@
  * error chunk has no HTTP status, so its `status` / `code` supply one.
  */
 import type { GatewayError } from "../../core/errors.ts";
-import { mapUpstreamError, type ErrorFactory } from "../shared/errors.ts";
+import { type ErrorFactory, mapUpstreamError } from "../../core/sdk/provider.ts";
 import type { GeminiError } from "./wire.ts";
 
 /** Google RPC status → HTTP status, as Google documents the pairing. */

@@ -13,7 +13,7 @@ import type { Finish, FinishReason } from "../../core/model/response.ts";
 import type { Usage } from "../../core/model/usage.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { warnUnsupported } from "../../core/sdk/provider.ts";
 import { GEMINI_REASONING_FORMAT } from "./contents.ts";
 import { mediaEvent } from "./media.ts";
 import type { GeminiPart, GeminiResponse, GeminiUsage } from "./wire.ts";

@@ -2,7 +2,7 @@
 import { ResponseBuilder } from "../../core/model/collect.ts";
 import type { CanonicalResponse } from "../../core/model/response.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { unexpectedBody } from "../shared/http.ts";
+import { unexpectedBody } from "../../core/sdk/provider.ts";
 import { mapGeminiError } from "./errors.ts";
 import { GeminiTranslator } from "./events.ts";
 import type { GeminiResponse } from "./wire.ts";

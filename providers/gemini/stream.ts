@@ -4,8 +4,7 @@
  */
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import type { SseEvent } from "../shared/sse.ts";
-import { parseJsonObject, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
+import { parseJsonObject, type SseEvent, streamInterrupted, streamReadFailure } from "../../core/sdk/provider.ts";
 import { mapGeminiError } from "./errors.ts";
 import { GeminiTranslator } from "./events.ts";
 import type { GeminiResponse } from "./wire.ts";

@@ -5,7 +5,7 @@
  */
 import type { FilePart, ImagePart, Message, Part, ReasoningPart, ToolResultPart } from "../../core/model/parts.ts";
 import type { Warning } from "../../core/model/warnings.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { warnUnsupported } from "../../core/sdk/provider.ts";
 import type { WireInputContent, WireInputItem } from "./wire.ts";
 
 /** Family tag of reasoning produced by a Responses upstream (canonical `ReasoningPart.format`). */

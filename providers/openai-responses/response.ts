@@ -5,7 +5,7 @@ import { emptyUsage } from "../../core/model/usage.ts";
 import type { Warning } from "../../core/model/warnings.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
 import { RESPONSES_REASONING_FORMAT } from "./input.ts";
-import { unexpectedBody } from "../shared/http.ts";
+import { unexpectedBody } from "../../core/sdk/provider.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
 import { imageFromItem } from "./image-item.ts";
 import { webSearchPart, withWebSearches } from "./web-search.ts";

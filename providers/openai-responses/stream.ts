@@ -6,8 +6,7 @@
  */
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import type { SseEvent } from "../shared/sse.ts";
-import { parseTypedEvent, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
+import { parseTypedEvent, type SseEvent, streamInterrupted, streamReadFailure } from "../../core/sdk/provider.ts";
 import { StreamItems } from "./stream-items.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
 import { withWebSearches } from "./web-search.ts";

@@ -8,8 +8,7 @@ import type { StreamEvent } from "../../core/model/events.ts";
 import type { ServerToolPart } from "../../core/model/parts.ts";
 import type { Usage } from "../../core/model/usage.ts";
 import type { Warning } from "../../core/model/warnings.ts";
-import { bareDomain, nativeWebSearchParameters, WEB_SEARCH, type ServerTool } from "../shared/native-tools.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { bareDomain, nativeWebSearchParameters, type ServerTool, warnUnsupported, WEB_SEARCH } from "../../core/sdk/provider.ts";
 import type { WireOutputItem, WireWebSearchTool } from "./wire.ts";
 import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";
 

@@ -10,7 +10,7 @@ import type { GeneratedImage, ImageCall, ImageRequest } from "../../core/images/
 import { imagesViaChat } from "../../core/images/via-chat.ts";
 import type { CanonicalResponse } from "../../core/model/response.ts";
 import type { ProviderCall, UpstreamTarget } from "../../core/registry/provider.ts";
-import { bearerHeaders, postJson, readJsonObject } from "../shared/http.ts";
+import { bearerHeaders, postJson, readJsonObject } from "../../core/sdk/provider.ts";
 import { readOpenAIOptions } from "./options.ts";
 import type { ImagesRequestBody, ImagesResponseBody } from "./wire.ts";
 

@@ -5,7 +5,7 @@
  */
 import type { FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../core/model/parts.ts";
 import type { Warning } from "../../core/model/warnings.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { warnUnsupported } from "../../core/sdk/provider.ts";
 import type { WireContentPart, WireMessage, WireReasoningDetail, WireToolCall } from "./wire.ts";
 
 /** Builds the full `messages` array: one system message first (when any), then each canonical message in order. */

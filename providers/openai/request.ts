@@ -6,10 +6,7 @@
 import type { CanonicalRequest, OutputFormat, Tool, ToolChoice } from "../../core/model/request.ts";
 import type { UpstreamTarget } from "../../core/registry/provider.ts";
 import type { Warning } from "../../core/model/warnings.ts";
-import { resolveDeferredTools } from "../shared/deferred-tools.ts";
-import { refuseNativeServerTool } from "../shared/native-tools.ts";
-import { warnAsyncTools, warnSpeed } from "../shared/request-fields.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { refuseNativeServerTool, resolveDeferredTools, warnAsyncTools, warnSpeed, warnUnsupported } from "../../core/sdk/provider.ts";
 import { toWireMessages } from "./messages.ts";
 import { readOpenAIOptions } from "./options.ts";
 import type { ChatRequestBody, WireTool } from "./wire.ts";

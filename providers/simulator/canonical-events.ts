@@ -2,7 +2,7 @@
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { Usage } from "../../core/model/usage.ts";
 import type { ProviderCall } from "../../core/registry/provider.ts";
-import { streamInterrupted } from "../shared/stream.ts";
+import { streamInterrupted } from "../../core/sdk/provider.ts";
 import type { SimPiece, SimPlan } from "./engine.ts";
 import { sleep, yieldIfBusy } from "./sleep.ts";
 

@@ -7,7 +7,7 @@ import { dataUrl } from "../../core/images/data-url.ts";
 import type { GeneratedImage, ImageCall, ImageRequest } from "../../core/images/types.ts";
 import type { StreamEvent } from "../../core/model/events.ts";
 import type { CanonicalRequest } from "../../core/model/request.ts";
-import { mapUpstreamError } from "../shared/errors.ts";
+import { mapUpstreamError } from "../../core/sdk/provider.ts";
 import { simulate, type SimRequest } from "./engine.ts";
 import type { SimulatorOptions } from "./options.ts";
 import { drawPicture } from "./picture.ts";

@@ -12,9 +12,10 @@ import { Registry } from "../../../core/registry/registry.ts";
 const root = resolve(import.meta.dir, "../../..");
 
 describe("SDK entry", () => {
-  test("package.json exports the SDK and the conformance kit", () => {
+  test("package.json exports the SDK, the provider kit and the conformance kit", () => {
     const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { exports: Record<string, string> };
     expect(pkg.exports["./sdk"]).toBe("./core/sdk/index.ts");
+    expect(pkg.exports["./sdk/provider"]).toBe("./core/sdk/provider.ts");
     expect(pkg.exports["./sdk/conformance"]).toBe("./core/sdk/conformance.ts");
   });
 
