@@ -3,9 +3,7 @@
  * Fields this upstream cannot honour are pushed onto `request.warnings` as `unsupported_field`; gateway-level
  * fields (routing, plugins, agent limits, trace, debug) are consumed by the pipeline and are not upstream fields.
  */
-import type { CanonicalRequest, OutputFormat, Tool, ToolChoice } from "../../core/model/request.ts";
-import type { UpstreamTarget } from "../../core/registry/provider.ts";
-import type { Warning } from "../../core/model/warnings.ts";
+import type { CanonicalRequest, OutputFormat, Tool, ToolChoice, UpstreamTarget, Warning } from "../../core/sdk/index.ts";
 import { refuseNativeServerTool, resolveDeferredTools, warnAsyncTools, warnSpeed, warnUnsupported } from "../../core/sdk/provider.ts";
 import { toWireMessages } from "./messages.ts";
 import { readOpenAIOptions } from "./options.ts";

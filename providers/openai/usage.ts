@@ -1,5 +1,5 @@
 /** Chat-completions `usage` → canonical `Usage` (ARCHITECTURE §2). */
-import type { Usage } from "../../core/model/usage.ts";
+import type { Usage } from "../../core/sdk/index.ts";
 import { openAiFamilyUsage } from "../../core/sdk/provider.ts";
 import type { WireUsage } from "./wire.ts";
 
