@@ -6,10 +6,8 @@
  * `message_delta` → usage; `message_stop` → finish; `error` → error. A stream cut before `message_stop` becomes an
  * error, never a silent truncation.
  */
-import { ANTHROPIC_REASONING_FORMAT } from "../../core/sdk/provider.ts";
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { parseTypedEvent, type SseEvent, streamInterrupted, streamReadFailure, warnUnsupported } from "../../core/sdk/provider.ts";
+import type { ProviderCall, StreamEvent } from "../../core/sdk/index.ts";
+import { ANTHROPIC_REASONING_FORMAT, parseTypedEvent, type SseEvent, streamInterrupted, streamReadFailure, warnUnsupported } from "../../core/sdk/provider.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { annotationsOf } from "./citations.ts";
 import { mapStopReason, mapUsage, mergeUsage } from "./finish-usage.ts";
