@@ -11,7 +11,7 @@
  *     const response = await postJson(call, `${call.target.baseUrl}/chat`, body, bearerHeaders(call));
  *     for await (const event of parseSse(streamBody(call, response))) { … }
  *
- * examples/providers/loopback-chat.ts is a complete adapter written against it.
+ * examples/providers/tiny-chat.ts is a complete adapter written against it.
  */
 
 // Upstream HTTP: one POST with the call's fetch and signal; bodies read as JSON objects or as a stream.
