@@ -66,7 +66,7 @@ export interface ToolResultPart {
   content: string | Array<TextPart | ImagePart>;
   /**
    * Tools a client-side tool search found, by name (Messages `tool_reference` blocks): each deferred tool named here
-   * is loaded from then on (core/tools/declared.ts, providers/shared/deferred-tools.ts).
+   * is loaded from then on (core/tools/declared.ts, core/provider-kit/deferred-tools.ts).
    */
   toolReferences?: string[];
   isError?: boolean;

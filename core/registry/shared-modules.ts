@@ -1,11 +1,12 @@
 /**
- * Third-party modules import `inference-gateway/sdk` (and TypeBox for their option schemas). Inside a
- * `bun build --compile` binary there is no node_modules to resolve them from, so before extensions load, both names
- * are registered as virtual modules that resolve to the gateway's own instances (which also spares a module run from
- * source a second copy of them).
+ * Third-party modules import `inference-gateway/sdk`, adapters `inference-gateway/sdk/provider` too (and TypeBox for
+ * their option schemas). Inside a `bun build --compile` binary there is no node_modules to resolve them from, so
+ * before extensions load, these names are registered as virtual modules that resolve to the gateway's own instances
+ * (which also spares a module run from source a second copy of them).
  */
 import * as typebox from "@sinclair/typebox";
 import * as sdk from "../sdk/index.ts";
+import * as providerKit from "../sdk/provider.ts";
 
 let registered = false;
 
@@ -16,6 +17,7 @@ export function registerSharedModules(): void {
     name: "gateway shared modules",
     setup(build) {
       build.module("inference-gateway/sdk", () => ({ exports: { ...sdk }, loader: "object" }));
+      build.module("inference-gateway/sdk/provider", () => ({ exports: { ...providerKit }, loader: "object" }));
       build.module("@sinclair/typebox", () => ({ exports: { ...typebox }, loader: "object" }));
     },
   });

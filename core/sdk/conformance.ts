@@ -1,9 +1,11 @@
 /**
  * The provider adapter conformance kit (`inference-gateway/sdk/conformance`): registers `bun:test` tests that any
  * adapter — built in or from another package — must pass to work behind every inbound format: a text answer, a
- * well-formed event stream (start first, no delta after its part ended, one finish, an error only last), stream ≡ collect(stream) for a
- * deterministic upstream, a forced tool call with JSON arguments, an abort that ends the call, and upstream failures
- * as GatewayErrors with a status. Call it at the top level of a test file:
+ * well-formed event stream (start first, each delta inside its part's start and end, one finish, an error only last),
+ * stream ≡ collect(stream) for a deterministic upstream, a forced tool call with JSON arguments, an abort that ends
+ * the call, and upstream failures as GatewayErrors with a status. Given what a scripted upstream answers, it also
+ * checks that the adapter reports exactly that text and those token counts, and that reasoning arrives as a
+ * reasoning part streamed before the answer. Call it at the top level of a test file:
  *
  *     adapterConformance({ adapter, target, failure: { target: brokenTarget } });
  */
@@ -16,6 +18,7 @@ import { collect } from "../model/collect.ts";
 import type { StreamEvent } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
+import type { Usage } from "../model/usage.ts";
 import type { ModuleHelpers } from "../registry/helpers.ts";
 import type { ProviderAdapter, ProviderCall, UpstreamTarget } from "../registry/provider.ts";
 
@@ -35,6 +38,26 @@ export interface ConformanceOptions {
   helpers?: ModuleHelpers;
   /** Per-call time budget in ms (default 10 000). */
   timeoutMs?: number;
+  /**
+   * What the upstream answers the text prompt with, when the test knows it (a scripted fake): the adapter must report
+   * exactly this text and these token counts (canonical: input including cache reads and writes, output including
+   * reasoning), from `generate` and from the collected stream alike.
+   */
+  expected?: { text?: string; usage?: Partial<UsageCounts> };
+  /**
+   * A prompt the upstream answers with reasoning first: the adapter must give a reasoning part that carries something
+   * (text, a summary, or the opaque state to send back), streamed start → deltas → end before any text or tool call.
+   */
+  reasoning?: { prompt: string };
+}
+
+/** Token counts of a canonical `Usage`, flat. */
+export interface UsageCounts {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  reasoning: number;
 }
 
 const FINISH_REASONS = new Set(["stop", "length", "tool_calls", "content_filter", "refusal", "pause", "context_window", "error", "other"]);
@@ -83,7 +106,7 @@ export function adapterConformance(options: ConformanceOptions): void {
       expect(textOf(response).length).toBeGreaterThan(0);
     });
 
-    test("stream: start first, no delta after its part ended, one finish, an error only last", async () => {
+    test("stream: start first, each delta inside its part's start and end, one finish, an error only last", async () => {
       const events = await drain(await adapter.stream(call(conformanceRequest(prompt, { stream: true }))));
       expectWellFormedStream(events);
       expect(events.some((e) => e.type === "text-delta")).toBe(true);
@@ -122,6 +145,38 @@ export function adapterConformance(options: ConformanceOptions): void {
           expect(() => JSON.parse(part.arguments)).not.toThrow();
         }
         expect(response.finish.reason).toBe("tool_calls");
+      });
+    }
+
+    const expected = options.expected;
+    if (expected) {
+      test("the upstream's answer: its text and token counts, from generate and from the stream", async () => {
+        const whole = await adapter.generate(call(conformanceRequest(prompt)));
+        const collected = await collect(await adapter.stream(call(conformanceRequest(prompt, { stream: true }))));
+        for (const response of [whole, collected]) {
+          if (expected.text !== undefined) expect(textOf(response)).toBe(expected.text);
+          if (expected.usage) expect(countsOf(response.usage)).toMatchObject(expected.usage);
+        }
+      });
+    }
+
+    const reasoning = options.reasoning;
+    if (reasoning) {
+      test("reasoning: a reasoning part, streamed start → deltas → end before any text or tool call", async () => {
+        const whole = await adapter.generate(call(conformanceRequest(reasoning.prompt)));
+        const thoughts = whole.parts.filter((p) => p.type === "reasoning");
+        expect(thoughts.length).toBeGreaterThan(0);
+        for (const part of thoughts) expect(part.text !== "" || (part.summary?.length ?? 0) > 0 || [part.signature, part.encrypted, part.redacted].some(Boolean)).toBe(true);
+        const events = await drain(await adapter.stream(call(conformanceRequest(reasoning.prompt, { stream: true }))));
+        expectWellFormedStream(events);
+        const firstThought = events.findIndex((e) => e.type === "reasoning-start");
+        const firstAnswer = events.findIndex((e) => e.type === "text-start" || e.type === "tool-call-start");
+        expect(firstThought).toBeGreaterThan(0);
+        if (firstAnswer !== -1) expect(firstThought).toBeLessThan(firstAnswer);
+        if (options.deterministic) {
+          const streamed = await collect(replay(events));
+          expect(reasoningOf(streamed)).toBe(reasoningOf(whole));
+        }
       });
     }
 
@@ -169,6 +224,18 @@ async function drain(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]>
   return out;
 }
 
+async function* replay(events: StreamEvent[]): AsyncGenerator<StreamEvent> {
+  yield* events;
+}
+
+function countsOf(usage: Usage): UsageCounts {
+  return { input: usage.input.total, cacheRead: usage.input.cacheRead, cacheWrite: usage.input.cacheWrite, output: usage.output.total, reasoning: usage.output.reasoning };
+}
+
+function reasoningOf(response: CanonicalResponse): string {
+  return response.parts.map((p) => (p.type === "reasoning" ? p.text : "")).join("");
+}
+
 function textOf(response: CanonicalResponse): string {
   return response.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
 }
@@ -189,9 +256,14 @@ function expectWellFormedStream(events: StreamEvent[]): void {
   // Exactly one finish; a stream that failed in-band may have finished before its error, never twice.
   const finishes = events.filter((e) => e.type === "finish").length;
   expect(errorAt === -1 ? finishes === 1 : finishes <= 1).toBe(true);
+  const started = new Set<string>();
   const ended = new Set<string>();
   for (const event of events) {
+    if (event.type === "text-start" || event.type === "reasoning-start" || event.type === "tool-call-start") started.add(event.id);
     if (event.type === "text-end" || event.type === "reasoning-end" || event.type === "tool-call-end") ended.add(event.id);
-    if (event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta") expect(ended.has(event.id)).toBe(false);
+    if (event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta") {
+      expect(started.has(event.id)).toBe(true);
+      expect(ended.has(event.id)).toBe(false);
+    }
   }
 }

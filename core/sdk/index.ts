@@ -50,6 +50,7 @@ export { collect, ResponseBuilder } from "../model/collect.ts";
 export { eventsFromResponse } from "../model/replay.ts";
 export type { EventStream, StreamEvent } from "../model/events.ts";
 export type {
+  AudioPart,
   CacheMark,
   FilePart,
   ImagePart,
@@ -58,6 +59,7 @@ export type {
   ReasoningPart,
   RefusalPart,
   Role,
+  ServerToolPart,
   TextPart,
   ToolCallPart,
   ToolResultPart,

@@ -135,7 +135,7 @@ function isDeferredServerTool(tool: ServerTool): boolean {
  * front. On Responses and chat a deferred tool needs `service:tool_search`. On Messages it does not, as on Anthropic's
  * API: a client may run its own tool search (Claude Code's ToolSearch) and name the tools it found with
  * `tool_reference` blocks in its tool results; an Anthropic upstream gets the tools as they were declared, others
- * only the tools named so far (providers/shared/deferred-tools.ts).
+ * only the tools named so far (core/provider-kit/deferred-tools.ts).
  */
 function checkDeferred(request: CanonicalRequest): void {
   const tools = request.tools;

@@ -4,8 +4,8 @@
  * own way), so a chat or Responses client of Anthropic's native search gets ordinary URL citations. Other kinds
  * (document `char_location`, `page_location`, …) have no canonical form and stay as Anthropic sent them.
  */
-import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";
-import type { UrlCitation } from "../../core/pipeline/agent/citations.ts";
+import type { UrlCitation } from "../../core/sdk/index.ts";
+import { isPlainObject as isRecord } from "../../core/sdk/provider.ts";
 
 /**
  * The annotation of one citation. `cited_text` is the page's words (kept as `content`), not the answer's: the span is

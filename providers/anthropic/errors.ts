@@ -3,8 +3,8 @@
  * the shared table (`providers/shared/errors.ts`); an in-stream `error` event has no status, so its `error.type`
  * supplies the one Anthropic documents for it.
  */
-import type { GatewayError } from "../../core/errors.ts";
-import { mapUpstreamError, upstreamErrorFields, type ErrorFactory } from "../shared/errors.ts";
+import type { GatewayError } from "../../core/sdk/index.ts";
+import { type ErrorFactory, mapUpstreamError, upstreamErrorFields } from "../../core/sdk/provider.ts";
 
 /** Anthropic's documented error types and their HTTP statuses. */
 export const ANTHROPIC_ERROR_STATUS: Record<string, number> = {

@@ -1,6 +1,5 @@
 /** Anthropic `stop_reason` and `usage` → canonical finish and usage (shared by the body and stream transforms). */
-import type { Finish, FinishReason } from "../../core/model/response.ts";
-import type { Usage } from "../../core/model/usage.ts";
+import type { Finish, FinishReason, Usage } from "../../core/sdk/index.ts";
 import type { WireStopDetails, WireUsage } from "./wire.ts";
 
 const REASONS: Record<string, FinishReason> = {

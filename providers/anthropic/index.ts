@@ -3,12 +3,8 @@
  * Anthropic understands (signed and redacted thinking, cache_control, documents, typed tools, beta flags).
  * Split like Portkey: `request.ts`, `response.ts`, `stream.ts`.
  */
-import type { EventStream } from "../../core/model/events.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import { defineProvider } from "../../core/registry/define.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { postJson, readJsonObject, streamBody } from "../shared/http.ts";
-import { parseSse } from "../shared/sse.ts";
+import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
+import { parseSse, postJson, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { anthropicOptionsSchema } from "./options.ts";
 import { anthropicHeaders, toAnthropicBody } from "./request.ts";

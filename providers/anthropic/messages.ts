@@ -3,10 +3,8 @@
  * redacted thinking, documents). Tool messages become `tool_result` blocks of a user turn and consecutive turns of one
  * role are merged, because Anthropic requires strict user/assistant alternation.
  */
-import type { CacheMark, FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../core/model/parts.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
-import { isHttpUrl, parseDataUrl } from "./data-url.ts";
+import type { CacheMark, FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart, Warning } from "../../core/sdk/index.ts";
+import { isHttpUrl, parseDataUrl, warnUnsupported } from "../../core/sdk/provider.ts";
 import { webSearchHistoryBlocks } from "./web-search-blocks.ts";
 import type { WireBlockParam, WireMessageParam } from "./wire.ts";
 

@@ -3,13 +3,8 @@
  * transform). What Anthropic cannot honour is pushed onto `request.warnings`; gateway-level fields (routing, plugins,
  * agent limits, trace, debug) are consumed by the pipeline and are not upstream fields.
  */
-import { ANTHROPIC_BETA_PASSTHROUGH, ANTHROPIC_PASSTHROUGH } from "../../core/formats/messages/decode.ts";
-import type { CanonicalRequest, Tool } from "../../core/model/request.ts";
-import { warn, type Warning } from "../../core/model/warnings.ts";
-import type { UpstreamTarget } from "../../core/registry/provider.ts";
-import { isNativeWebSearch } from "../shared/native-tools.ts";
-import { warnMessageNames, warnNonTextModalities } from "../shared/request-fields.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { CanonicalRequest, Tool, UpstreamTarget, Warning } from "../../core/sdk/index.ts";
+import { ANTHROPIC_BETA_PASSTHROUGH, ANTHROPIC_PASSTHROUGH, isNativeWebSearch, warn, warnMessageNames, warnNonTextModalities, warnUnsupported } from "../../core/sdk/provider.ts";
 import { toWireMessages, toWireSystem } from "./messages.ts";
 import { readAnthropicOptions } from "./options.ts";
 import { applyThinking } from "./thinking.ts";

@@ -1,12 +1,6 @@
 /** Anthropic Message body → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
-import type { Part } from "../../core/model/parts.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import { emptyUsage } from "../../core/model/usage.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { ANTHROPIC_REASONING_FORMAT } from "../../core/formats/messages/reasoning-token.ts";
-import { unexpectedBody } from "../shared/http.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { CanonicalResponse, Part, ProviderCall, Warning } from "../../core/sdk/index.ts";
+import { ANTHROPIC_REASONING_FORMAT, emptyUsage, unexpectedBody, warnUnsupported } from "../../core/sdk/provider.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { annotationsOf } from "./citations.ts";
 import { mapStopReason, mapUsage } from "./finish-usage.ts";

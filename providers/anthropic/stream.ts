@@ -6,12 +6,8 @@
  * `message_delta` → usage; `message_stop` → finish; `error` → error. A stream cut before `message_stop` becomes an
  * error, never a silent truncation.
  */
-import { ANTHROPIC_REASONING_FORMAT } from "../../core/formats/messages/reasoning-token.ts";
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import type { SseEvent } from "../shared/sse.ts";
-import { parseTypedEvent, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { ProviderCall, StreamEvent } from "../../core/sdk/index.ts";
+import { ANTHROPIC_REASONING_FORMAT, parseTypedEvent, type SseEvent, streamInterrupted, streamReadFailure, warnUnsupported } from "../../core/sdk/provider.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { annotationsOf } from "./citations.ts";
 import { mapStopReason, mapUsage, mergeUsage } from "./finish-usage.ts";

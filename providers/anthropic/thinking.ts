@@ -2,8 +2,8 @@
  * Canonical reasoning → Anthropic `thinking` / `output_config.effort`, and the constraints Anthropic puts on a
  * thinking request: `budget_tokens` ≥ 1024 and < `max_tokens`; `temperature` only 1, no `top_k`, `top_p` ≥ 0.95.
  */
-import type { CanonicalRequest, ReasoningSettings } from "../../core/model/request.ts";
-import { warn, type Warning } from "../../core/model/warnings.ts";
+import type { CanonicalRequest, ReasoningSettings, Warning } from "../../core/sdk/index.ts";
+import { warn } from "../../core/sdk/provider.ts";
 import type { WireRequestBody } from "./wire.ts";
 
 /** Anthropic's smallest thinking budget. */

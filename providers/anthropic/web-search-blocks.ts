@@ -5,12 +5,10 @@
  * The part's result is `{query, results: [{url, title, page_age?, encrypted_content?}]}`: what the gateway's own
  * search returns, plus the encrypted content Anthropic needs to see again when the turn is replayed.
  */
-import type { ServerToolPart } from "../../core/model/parts.ts";
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import { isNativeWebSearch, WEB_SEARCH } from "../shared/native-tools.ts";
+import type { CanonicalRequest, ServerToolPart } from "../../core/sdk/index.ts";
+import { isNativeWebSearch, isPlainObject as isRecord, WEB_SEARCH } from "../../core/sdk/provider.ts";
 import { ANTHROPIC_WEB_SEARCH_NAME } from "./web-search-tool.ts";
 import type { WireBlock, WireBlockParam } from "./wire.ts";
-import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";
 
 /** Anthropic's `web_search_tool_result_error.error_code` values. */
 const ERROR_CODES: ReadonlySet<string> = new Set(["invalid_tool_input", "unavailable", "max_uses_exceeded", "too_many_requests", "query_too_long", "request_too_large"]);

@@ -2,10 +2,8 @@
  * `service:web_search` with `engine: "native"` → Anthropic's own web search tool (`web_search_20250305`): Anthropic
  * searches during the turn and reports it as `server_tool_use` + `web_search_tool_result` blocks (./web-search-blocks.ts).
  */
-import type { Tool } from "../../core/model/request.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import { bareDomain, nativeWebSearchParameters, type ServerTool } from "../shared/native-tools.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { Tool, Warning } from "../../core/sdk/index.ts";
+import { bareDomain, nativeWebSearchParameters, type ServerTool, warnUnsupported } from "../../core/sdk/provider.ts";
 
 /** Anthropic's web search tool type and the name its blocks carry. */
 export const ANTHROPIC_WEB_SEARCH_TYPE = "web_search_20250305";

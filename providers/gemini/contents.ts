@@ -3,10 +3,8 @@
  * they came with: a Gemini reasoning part carries the signature of the part right after it (see `events.ts`), so
  * here it is attached to that next part again.
  */
-import type { Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../core/model/parts.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import { isHttpUrl, parseDataUrl } from "../anthropic/data-url.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { Message, Part, ReasoningPart, TextPart, ToolResultPart, Warning } from "../../core/sdk/index.ts";
+import { isHttpUrl, parseDataUrl, warnUnsupported } from "../../core/sdk/provider.ts";
 import type { GeminiContent, GeminiPart } from "./wire.ts";
 
 /** The canonical `format` of Gemini reasoning (thought summaries and thought signatures). */

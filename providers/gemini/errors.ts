@@ -3,8 +3,8 @@
  * the shared table (`providers/shared/errors.ts`), with Google's `status` string as `provider_code`; an in-stream
  * error chunk has no HTTP status, so its `status` / `code` supply one.
  */
-import type { GatewayError } from "../../core/errors.ts";
-import { mapUpstreamError, type ErrorFactory } from "../shared/errors.ts";
+import type { GatewayError } from "../../core/sdk/index.ts";
+import { type ErrorFactory, mapUpstreamError } from "../../core/sdk/provider.ts";
 import type { GeminiError } from "./wire.ts";
 
 /** Google RPC status → HTTP status, as Google documents the pairing. */

@@ -8,12 +8,8 @@
  * just before it), so `contents.ts` can put it back on the same part next turn. A signature on the continuation of
  * a text answer is kept for the end of the turn.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { Finish, FinishReason } from "../../core/model/response.ts";
-import type { Usage } from "../../core/model/usage.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { Finish, FinishReason, ProviderCall, StreamEvent, Usage, Warning } from "../../core/sdk/index.ts";
+import { warnUnsupported } from "../../core/sdk/provider.ts";
 import { GEMINI_REASONING_FORMAT } from "./contents.ts";
 import { mediaEvent } from "./media.ts";
 import type { GeminiPart, GeminiResponse, GeminiUsage } from "./wire.ts";

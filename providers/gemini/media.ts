@@ -2,7 +2,7 @@
  * Gemini's generated media: `inlineData` parts of image models (`image/png`, …) and of speech models (`audio/L16;
  * codec=pcm;rate=24000`, raw 16-bit PCM) → canonical image and audio events, each whole in one part.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
+import type { StreamEvent } from "../../core/sdk/index.ts";
 
 /** Chat's audio format names for a MIME type: `pcm16` for Gemini's raw L16 PCM, else the subtype (`wav`, `mp3`). */
 export function audioFormatOf(mimeType: string): string {

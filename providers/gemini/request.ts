@@ -3,13 +3,8 @@
  * transform). What Gemini cannot honour is pushed onto `request.warnings`; gateway-level fields (routing, plugins,
  * agent limits, trace, debug) are consumed by the pipeline and are not upstream fields.
  */
-import type { CanonicalRequest, ReasoningSettings } from "../../core/model/request.ts";
-import { warn, type Warning } from "../../core/model/warnings.ts";
-import type { UpstreamTarget } from "../../core/registry/provider.ts";
-import { resolveDeferredTools } from "../shared/deferred-tools.ts";
-import { refuseNativeServerTool } from "../shared/native-tools.ts";
-import { warnAsyncTools, warnMessageNames, warnSpeed } from "../shared/request-fields.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { CanonicalRequest, ReasoningSettings, UpstreamTarget, Warning } from "../../core/sdk/index.ts";
+import { refuseNativeServerTool, resolveDeferredTools, warn, warnAsyncTools, warnMessageNames, warnSpeed, warnUnsupported } from "../../core/sdk/provider.ts";
 import { toContents, toSystemInstruction } from "./contents.ts";
 import { readGeminiOptions, type ResolvedGeminiOptions } from "./options.ts";
 import type { GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiRequestBody, GeminiThinkingConfig } from "./wire.ts";

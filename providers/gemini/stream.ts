@@ -2,10 +2,8 @@
  * Gemini `streamGenerateContent?alt=sse` → canonical events. Each SSE `data` is one GenerateContentResponse chunk;
  * there is no terminal sentinel, so a stream that ends without any finish reason is reported as cut.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import type { SseEvent } from "../shared/sse.ts";
-import { parseJsonObject, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
+import type { ProviderCall, StreamEvent } from "../../core/sdk/index.ts";
+import { parseJsonObject, type SseEvent, streamInterrupted, streamReadFailure } from "../../core/sdk/provider.ts";
 import { mapGeminiError } from "./errors.ts";
 import { GeminiTranslator } from "./events.ts";
 import type { GeminiResponse } from "./wire.ts";

@@ -5,13 +5,8 @@
  * `response.ts`, `stream.ts`.
  */
 import { Type } from "@sinclair/typebox";
-import type { EventStream } from "../../core/model/events.ts";
-import { eventsFromResponse } from "../../core/model/replay.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import { defineProvider } from "../../core/registry/define.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { bearerHeaders, postJson, readJsonObject, streamBody } from "../shared/http.ts";
-import { parseSse } from "../shared/sse.ts";
+import { type CanonicalResponse, defineProvider, eventsFromResponse, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
+import { bearerHeaders, parseSse, postJson, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
 import { toResponsesBody } from "./request.ts";
 import { fromResponsesResult } from "./response.ts";
 import { responsesStreamToEvents } from "./stream.ts";

@@ -3,9 +3,8 @@
  * `function_call` and `reasoning` items in their original order; tool results become `function_call_output` items
  * keyed by the original call id. What the Responses API cannot carry is recorded as a warning.
  */
-import type { FilePart, ImagePart, Message, Part, ReasoningPart, ToolResultPart } from "../../core/model/parts.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { FilePart, ImagePart, Message, Part, ReasoningPart, ToolResultPart, Warning } from "../../core/sdk/index.ts";
+import { warnUnsupported } from "../../core/sdk/provider.ts";
 import type { WireInputContent, WireInputItem } from "./wire.ts";
 
 /** Family tag of reasoning produced by a Responses upstream (canonical `ReasoningPart.format`). */

@@ -4,13 +4,8 @@
  * Gateway-level fields (routing, plugins, agent limits, session, trace, debug) are consumed by the pipeline and are
  * not upstream fields. `store` is always false: the gateway never asks an upstream to keep state.
  */
-import type { CanonicalRequest, Tool, ToolChoice } from "../../core/model/request.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import type { UpstreamTarget } from "../../core/registry/provider.ts";
-import { resolveDeferredTools } from "../shared/deferred-tools.ts";
-import { isNativeWebSearch } from "../shared/native-tools.ts";
-import { warnMessageNames, warnNonTextModalities, warnSpeed } from "../shared/request-fields.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { CanonicalRequest, Tool, ToolChoice, UpstreamTarget, Warning } from "../../core/sdk/index.ts";
+import { isNativeWebSearch, resolveDeferredTools, warnMessageNames, warnNonTextModalities, warnSpeed, warnUnsupported } from "../../core/sdk/provider.ts";
 import { toInputItems } from "./input.ts";
 import { nativeWebSearchTool, WEB_SEARCH_SOURCES } from "./web-search.ts";
 import type { ResponsesRequestBody, WireFunctionTool, WireTextFormat, WireToolChoice, WireWebSearchTool } from "./wire.ts";

@@ -1,11 +1,7 @@
 /** Responses result → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
-import type { Part, ReasoningPart, ToolCallPart } from "../../core/model/parts.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import { emptyUsage } from "../../core/model/usage.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
+import type { CanonicalResponse, Part, ProviderCall, ReasoningPart, ToolCallPart, Warning } from "../../core/sdk/index.ts";
+import { emptyUsage, unexpectedBody } from "../../core/sdk/provider.ts";
 import { RESPONSES_REASONING_FORMAT } from "./input.ts";
-import { unexpectedBody } from "../shared/http.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
 import { imageFromItem } from "./image-item.ts";
 import { webSearchPart, withWebSearches } from "./web-search.ts";

@@ -4,7 +4,7 @@
  * call id (what the client echoes back), reasoning by the item id. Upstreams that skip the incremental events and
  * only send the finished item in `response.output_item.done` still produce complete parts.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
+import type { StreamEvent } from "../../core/sdk/index.ts";
 import { imageFromItem } from "./image-item.ts";
 import { reasoningFromItem, toolCallFromItem } from "./response.ts";
 import { hasAction, webSearchId, webSearchOutcome, webSearchStart } from "./web-search.ts";

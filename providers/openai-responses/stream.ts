@@ -4,10 +4,8 @@
  * `response.completed` / `response.incomplete`. `response.failed`, an `error` event, malformed data or a stream cut
  * before its terminal event all become an `error` event, never a silent cut.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import type { SseEvent } from "../shared/sse.ts";
-import { parseTypedEvent, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
+import type { ProviderCall, StreamEvent } from "../../core/sdk/index.ts";
+import { parseTypedEvent, type SseEvent, streamInterrupted, streamReadFailure } from "../../core/sdk/provider.ts";
 import { StreamItems } from "./stream-items.ts";
 import { mapFailure, mapFinish, mapUsage } from "./usage.ts";
 import { withWebSearches } from "./web-search.ts";

@@ -1,10 +1,6 @@
 /** Responses `usage`, finish and failure → canonical (shared by the result and the stream translation). */
-import { isErrorType, type GatewayError } from "../../core/errors.ts";
-import type { Finish } from "../../core/model/response.ts";
-import type { Usage } from "../../core/model/usage.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { mapUpstreamError } from "../shared/errors.ts";
-import { openAiFamilyUsage } from "../shared/usage.ts";
+import type { Finish, GatewayError, ProviderCall, Usage } from "../../core/sdk/index.ts";
+import { isErrorType, mapUpstreamError, openAiFamilyUsage } from "../../core/sdk/provider.ts";
 import type { WireError, WireResponse, WireUsage } from "./wire.ts";
 
 /** `input_tokens` already includes cached tokens (OpenAI semantics), so it is `input.total` as is. */

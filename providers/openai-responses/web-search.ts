@@ -4,14 +4,9 @@
  * shape of the gateway's own search). OpenAI reports no search count in `usage`, so the calls are counted from the
  * items (`web_search_requests`), as Anthropic's usage counts its searches.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { ServerToolPart } from "../../core/model/parts.ts";
-import type { Usage } from "../../core/model/usage.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import { bareDomain, nativeWebSearchParameters, WEB_SEARCH, type ServerTool } from "../shared/native-tools.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { ServerToolPart, StreamEvent, Usage, Warning } from "../../core/sdk/index.ts";
+import { bareDomain, isPlainObject as isRecord, nativeWebSearchParameters, type ServerTool, warnUnsupported, WEB_SEARCH } from "../../core/sdk/provider.ts";
 import type { WireOutputItem, WireWebSearchTool } from "./wire.ts";
-import { isPlainObject as isRecord } from "../../core/formats/shared/server-tool-fields.ts";
 
 /** What OpenAI's tool takes; the other parameters are warned about. */
 const HONOURED = ["search_context_size", "user_location", "allowed_domains"];

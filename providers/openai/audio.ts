@@ -3,8 +3,7 @@
  * expires_at}` whole, or `delta.audio` pieces in a stream (the first names the id, later ones carry base64 `data`
  * and `transcript` fragments, one the expiry). OpenRouter-style servers also say the `format`.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { AudioPart } from "../../core/model/parts.ts";
+import type { AudioPart, StreamEvent } from "../../core/sdk/index.ts";
 import type { WireAudioOut } from "./wire.ts";
 
 const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);

@@ -1,5 +1,5 @@
 /** Chat-completions finish reasons → the unified `Finish` (ARCHITECTURE §2: unified reason plus the exact raw value). */
-import type { Finish, FinishReason } from "../../core/model/response.ts";
+import type { Finish, FinishReason } from "../../core/sdk/index.ts";
 
 const UNIFIED: Record<string, FinishReason> = {
   stop: "stop",

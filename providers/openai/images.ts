@@ -5,12 +5,8 @@
  * completions instead (`modalities: ["image", "text"]`, answered in `message.images`), for OpenAI-compatible
  * servers that make images only that way.
  */
-import { imageMediaType } from "../../core/images/data-url.ts";
-import type { GeneratedImage, ImageCall, ImageRequest } from "../../core/images/types.ts";
-import { imagesViaChat } from "../../core/images/via-chat.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import type { ProviderCall, UpstreamTarget } from "../../core/registry/provider.ts";
-import { bearerHeaders, postJson, readJsonObject } from "../shared/http.ts";
+import type { CanonicalResponse, GeneratedImage, ImageCall, ImageRequest, ProviderCall, UpstreamTarget } from "../../core/sdk/index.ts";
+import { bearerHeaders, imageMediaType, imagesViaChat, postJson, readJsonObject } from "../../core/sdk/provider.ts";
 import { readOpenAIOptions } from "./options.ts";
 import type { ImagesRequestBody, ImagesResponseBody } from "./wire.ts";
 

@@ -3,9 +3,8 @@
  * Tool results become `role: tool` messages wherever the canonical model put them (Messages-format clients send them
  * inside user turns), keeping their order; what chat cannot carry is recorded as a warning.
  */
-import type { FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../core/model/parts.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart, Warning } from "../../core/sdk/index.ts";
+import { warnUnsupported } from "../../core/sdk/provider.ts";
 import type { WireContentPart, WireMessage, WireReasoningDetail, WireToolCall } from "./wire.ts";
 
 /** Builds the full `messages` array: one system message first (when any), then each canonical message in order. */

@@ -2,7 +2,7 @@
  * Reasoning in chat-completions responses (OpenRouter `reasoning_details`, or the plain `reasoning` /
  * `reasoning_content` text of vLLM, DeepSeek and Ollama) → canonical reasoning parts.
  */
-import type { ReasoningPart } from "../../core/model/parts.ts";
+import type { ReasoningPart } from "../../core/sdk/index.ts";
 import type { WireMessageOut, WireReasoningDetail } from "./wire.ts";
 
 /**

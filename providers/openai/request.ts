@@ -3,13 +3,8 @@
  * Fields this upstream cannot honour are pushed onto `request.warnings` as `unsupported_field`; gateway-level
  * fields (routing, plugins, agent limits, trace, debug) are consumed by the pipeline and are not upstream fields.
  */
-import type { CanonicalRequest, OutputFormat, Tool, ToolChoice } from "../../core/model/request.ts";
-import type { UpstreamTarget } from "../../core/registry/provider.ts";
-import type { Warning } from "../../core/model/warnings.ts";
-import { resolveDeferredTools } from "../shared/deferred-tools.ts";
-import { refuseNativeServerTool } from "../shared/native-tools.ts";
-import { warnAsyncTools, warnSpeed } from "../shared/request-fields.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import type { CanonicalRequest, OutputFormat, Tool, ToolChoice, UpstreamTarget, Warning } from "../../core/sdk/index.ts";
+import { refuseNativeServerTool, resolveDeferredTools, warnAsyncTools, warnSpeed, warnUnsupported } from "../../core/sdk/provider.ts";
 import { toWireMessages } from "./messages.ts";
 import { readOpenAIOptions } from "./options.ts";
 import type { ChatRequestBody, WireTool } from "./wire.ts";

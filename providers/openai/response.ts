@@ -1,11 +1,6 @@
 /** Chat completion body → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
-import type { Part } from "../../core/model/parts.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import { emptyUsage } from "../../core/model/usage.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { mapUpstreamError } from "../shared/errors.ts";
-import { unexpectedBody } from "../shared/http.ts";
-import { mediaTypeOf } from "../../core/formats/shared/parts.ts";
+import type { CanonicalResponse, Part, ProviderCall } from "../../core/sdk/index.ts";
+import { emptyUsage, mapUpstreamError, mediaTypeOf, unexpectedBody } from "../../core/sdk/provider.ts";
 import { audioPartOf } from "./audio.ts";
 import { mapFinish } from "./finish.ts";
 import { reasoningParts } from "./reasoning.ts";

@@ -5,8 +5,8 @@
  * encoders that need sequential blocks (Messages) get them. OpenAI and the compatible servers stream parallel tool
  * calls one after another (index 0 complete, then index 1), which this relies on.
  */
-import { mediaTypeOf } from "../../core/formats/shared/parts.ts";
-import type { StreamEvent } from "../../core/model/events.ts";
+import type { StreamEvent } from "../../core/sdk/index.ts";
+import { mediaTypeOf } from "../../core/sdk/provider.ts";
 import { audioPieceOf } from "./audio.ts";
 import type { WireMessageOut, WireReasoningDetail, WireToolCallOut } from "./wire.ts";
 

@@ -4,14 +4,8 @@
  * data, a stream cut before its finish or one with no chunk of the expected shape becomes an `error` event, never a
  * silent cut or an empty success.
  */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { Finish } from "../../core/model/response.ts";
-import type { Usage } from "../../core/model/usage.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { isErrorType, type GatewayError } from "../../core/errors.ts";
-import { mapUpstreamError } from "../shared/errors.ts";
-import type { SseEvent } from "../shared/sse.ts";
-import { parseJsonObject, shapelessStream, streamInterrupted, streamReadFailure } from "../shared/stream.ts";
+import type { Finish, GatewayError, ProviderCall, StreamEvent, Usage } from "../../core/sdk/index.ts";
+import { isErrorType, mapUpstreamError, parseJsonObject, shapelessStream, type SseEvent, streamInterrupted, streamReadFailure } from "../../core/sdk/provider.ts";
 import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";

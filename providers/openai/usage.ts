@@ -1,6 +1,6 @@
 /** Chat-completions `usage` → canonical `Usage` (ARCHITECTURE §2). */
-import type { Usage } from "../../core/model/usage.ts";
-import { openAiFamilyUsage } from "../shared/usage.ts";
+import type { Usage } from "../../core/sdk/index.ts";
+import { openAiFamilyUsage } from "../../core/sdk/provider.ts";
 import type { WireUsage } from "./wire.ts";
 
 /**

@@ -1,8 +1,6 @@
 /** A simulator plan → canonical stream events, paced by the plan's timing (the in-process adapter's stream). */
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { Usage } from "../../core/model/usage.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { streamInterrupted } from "../shared/stream.ts";
+import type { ProviderCall, StreamEvent, Usage } from "../../core/sdk/index.ts";
+import { streamInterrupted } from "../../core/sdk/provider.ts";
 import type { SimPiece, SimPlan } from "./engine.ts";
 import { sleep, yieldIfBusy } from "./sleep.ts";
 

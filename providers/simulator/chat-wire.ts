@@ -1,6 +1,38 @@
-/** A simulator plan rendered in the OpenAI chat-completions wire format (the HTTP simulator's encoder). */
-import type { ChatCompletion, WireUsage } from "../openai/wire.ts";
+/**
+ * A simulator plan rendered in the OpenAI chat-completions wire format (the HTTP simulator's encoder). The shapes are
+ * declared here, as what this server writes, not borrowed from the `openai` adapter's reading of them: the adapter
+ * is checked against this server (test/conformance/adapters.test.ts), not typed to agree with it.
+ */
 import type { SimPiece, SimPlan } from "./engine.ts";
+
+/** Usage as OpenAI reports it, reasoning and cache details included. */
+export interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+  completion_tokens_details: { reasoning_tokens: number };
+}
+
+/** A choice of a completion (`message`) or of a chunk (`delta`). */
+interface WireChoice {
+  index: number;
+  message?: Record<string, unknown>;
+  delta?: Record<string, unknown>;
+  finish_reason: string | null;
+  logprobs: null;
+}
+
+/** A non-streaming `chat.completion`, and equally one `chat.completion.chunk`. */
+export interface ChatCompletion {
+  id: string;
+  object: "chat.completion" | "chat.completion.chunk";
+  created: number;
+  model: string;
+  choices: WireChoice[];
+  usage?: WireUsage;
+  system_fingerprint: string;
+}
 
 /** What every body of one reply shares. */
 export interface ChatIdentity {

@@ -3,8 +3,7 @@
  * wire (system first as one message, each tool result its own message, reasoning joined), so the in-process simulator
  * and the HTTP simulator behind the `openai` adapter report the same prompt tokens for the same request.
  */
-import type { Message, Part } from "../../core/model/parts.ts";
-import type { CanonicalRequest, OutputFormat } from "../../core/model/request.ts";
+import type { CanonicalRequest, Message, OutputFormat, Part } from "../../core/sdk/index.ts";
 import type { SimMessage, SimOutput, SimRequest, SimToolChoice } from "./engine.ts";
 
 /** Reduces a canonical request to what the engine needs. */

@@ -3,11 +3,8 @@
  * (`modalities: ["image", …]`): a small deterministic PNG drawn from the prompt (picture.ts). Latency and failures
  * follow the same options and `[sim …]` directives as its text replies, so failure paths can be tested too.
  */
-import { dataUrl } from "../../core/images/data-url.ts";
-import type { GeneratedImage, ImageCall, ImageRequest } from "../../core/images/types.ts";
-import type { StreamEvent } from "../../core/model/events.ts";
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import { mapUpstreamError } from "../shared/errors.ts";
+import type { CanonicalRequest, GeneratedImage, ImageCall, ImageRequest, StreamEvent } from "../../core/sdk/index.ts";
+import { dataUrl, mapUpstreamError } from "../../core/sdk/provider.ts";
 import { simulate, type SimRequest } from "./engine.ts";
 import type { SimulatorOptions } from "./options.ts";
 import { drawPicture } from "./picture.ts";

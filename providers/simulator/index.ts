@@ -3,15 +3,8 @@
  * provider account and tests and benchmarks have a fast upstream. Same engine as the HTTP simulator (`server.ts`).
  * It also makes images (images.ts): for `service:image_generation`, and as chat / Responses image output.
  */
-import { ResponseBuilder } from "../../core/model/collect.ts";
-import type { EventStream } from "../../core/model/events.ts";
-import type { CanonicalResponse } from "../../core/model/response.ts";
-import { defineProvider } from "../../core/registry/define.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
-import { mapUpstreamError } from "../shared/errors.ts";
-import { resolveDeferredTools } from "../shared/deferred-tools.ts";
-import { refuseNativeServerTools } from "../shared/native-tools.ts";
-import { warnUnsupported } from "../shared/warnings.ts";
+import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall, ResponseBuilder } from "../../core/sdk/index.ts";
+import { mapUpstreamError, refuseNativeServerTools, resolveDeferredTools, warnUnsupported } from "../../core/sdk/provider.ts";
 import { planEvents } from "./canonical-events.ts";
 import { simulate } from "./engine.ts";
 import { simRequestFromCanonical } from "./from-canonical.ts";

@@ -3,7 +3,7 @@
  * most 64 pixels on its long side in the requested shape. The same prompt and shape always give the same bytes, so
  * tests can compare images exactly; a transparent background leaves the outer ring of blocks clear.
  */
-import type { ImageRequest } from "../../core/images/types.ts";
+import type { ImageRequest } from "../../core/sdk/index.ts";
 import { fnv1a } from "./hash.ts";
 import { encodePng } from "./png.ts";
 

@@ -94,10 +94,11 @@ describe("the table covers every warning site of a request translation", () => {
   const CALL = /(^|[^A-Za-z.])(warn|warnUnsupported|warnSpeed|warnAsyncTools|warnMessageNames|warnNonTextModalities)\(|warnings\.push\(/g;
   /** Files whose warnings describe an upstream's reply or a rendered result: nothing left to refuse by then. */
   const RESPONSE_SIDE = /^(core\/formats\/[^/]+\/(encode|stream|stream-[a-z-]+|output-items|response-object)\.ts|providers\/[^/]+\/(response|stream|stream-[a-z-]+|events)\.ts)$/;
-  const DEFINITIONS = new Set(["providers/shared/warnings.ts", "providers/shared/request-fields.ts"]);
+  const DEFINITIONS = new Set(["core/provider-kit/warnings.ts", "core/provider-kit/request-fields.ts"]);
   const files = [
     ...new Glob("core/formats/**/*.ts").scanSync("."),
     ...new Glob("providers/**/*.ts").scanSync("."),
+    ...new Glob("core/provider-kit/**/*.ts").scanSync("."),
     "core/observe/tracing/unused-trace.ts",
   ].filter((f) => !RESPONSE_SIDE.test(f) && !DEFINITIONS.has(f) && !f.startsWith("providers/simulator/"));
   for (const file of files.sort()) {

@@ -2,7 +2,7 @@
  * The gateway as `npm run build:binary` builds it, started from an empty directory on a free loopback port: what
  * the browser tests drive (the page they load is the one embedded in the binary).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -15,12 +15,17 @@ export interface BinaryGateway {
   stop(): Promise<void>;
 }
 
-export async function startBinaryGateway(options: { adminKey: string; config: Record<string, unknown>; env?: Record<string, string> }): Promise<BinaryGateway> {
+/**
+ * `files` are copied into the binary's empty working directory first (name there → source path), e.g. a third-party
+ * extension the config loads by a relative path, with no node_modules beside it.
+ */
+export async function startBinaryGateway(options: { adminKey: string; config: Record<string, unknown>; env?: Record<string, string>; files?: Record<string, string> }): Promise<BinaryGateway> {
   const dir = mkdtempSync(join(tmpdir(), "gw-admin-"));
   const outfile = join(dir, "gateway");
   const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["build:binary"]!;
   const build = Bun.spawnSync(script.split(/\s+/).map((arg) => (arg === "dist/gateway" ? outfile : arg)), { cwd: root, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`build:binary failed: ${build.stderr.toString()}`);
+  for (const [name, source] of Object.entries(options.files ?? {})) copyFileSync(source, join(dir, name));
   writeFileSync(join(dir, "gateway.config.json"), JSON.stringify(options.config));
   const child = Bun.spawn([outfile], {
     cwd: dir,

@@ -6,7 +6,8 @@
 import { errors } from "../../errors.ts";
 import type { CacheMark, FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolResultPart } from "../../model/parts.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
-import { ANTHROPIC_REASONING_FORMAT, reasoningFromSignature } from "./reasoning-token.ts";
+import { ANTHROPIC_REASONING_FORMAT } from "../../model/anthropic-names.ts";
+import { reasoningFromSignature } from "./reasoning-token.ts";
 import { serverToolPartOf } from "./decode-server-tools.ts";
 import type { ContentBlock, DocumentBlock, ImageBlock, MessageParam, ServerToolResultBlock, TextBlock, ToolResultBlock } from "./schema-blocks.ts";
 

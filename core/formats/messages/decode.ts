@@ -4,6 +4,7 @@
  * cannot carry as warnings.
  */
 import { errors } from "../../errors.ts";
+import { ANTHROPIC_BETA_PASSTHROUGH, ANTHROPIC_PASSTHROUGH } from "../../model/anthropic-names.ts";
 import { foldRoute } from "../shared/route.ts";
 import { isServiceSpelling, serviceType, serviceStopConditions } from "../shared/tool-spelling.ts";
 import type { CanonicalRequest, OutputFormat, ReasoningSettings, SamplingSettings, ServiceTier, Tool, ToolChoice } from "../../model/request.ts";
@@ -11,11 +12,6 @@ import { warn, type Warning } from "../../model/warnings.ts";
 import { assignDefined } from "../chat/decode-options.ts";
 import { decodeConversation } from "./decode-content.ts";
 import { ANTHROPIC_ONLY_FIELDS, KNOWN_FIELDS, type MessagesRequest } from "./schema.ts";
-
-/** `passthrough` key holding Anthropic-only request fields for a native Anthropic upstream. */
-export const ANTHROPIC_PASSTHROUGH = "anthropic";
-/** `passthrough` key holding the client's `anthropic-beta` header values. */
-export const ANTHROPIC_BETA_PASSTHROUGH = "anthropic_beta";
 
 const MAX_FALLBACKS = 3;
 const MAX_SESSION_ID = 256;

@@ -7,10 +7,8 @@
  * `signature` string behind a gateway prefix, and the decoder unpacks it. Anthropic's own signatures pass untouched,
  * so a native round trip stays byte-exact.
  */
+import { ANTHROPIC_REASONING_FORMAT } from "../../model/anthropic-names.ts";
 import type { ReasoningPart } from "../../model/parts.ts";
-
-/** The canonical `format` of Anthropic reasoning. */
-export const ANTHROPIC_REASONING_FORMAT = "anthropic-claude-v1";
 
 /** Prefix of a packed token; never produced by Anthropic, whose signatures are base64. */
 const PREFIX = "gwr1.";

@@ -193,9 +193,9 @@ const GEMINI: Row[] = [
   { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", model: "conf/gemini-3", body: responsesToolTurn("18C"), field: "messages.assistant.thought_signature" },
   { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: responsesAssistantImage, field: "messages.assistant.image" },
   { site: "providers/gemini/contents.ts", format: "responses", adapter: "gemini", body: responsesToolTurn("18C", { arguments: "[1,2]" }), field: "functionCall.args" },
-  { site: "providers/shared/native-tools.ts", format: "responses", adapter: "anthropic", body: { tools: [{ type: "service:web_search", parameters: { engine: "native", max_results: 3 } }] }, field: "tools[0].parameters.max_results" },
+  { site: "core/provider-kit/native-tools.ts", format: "responses", adapter: "anthropic", body: { tools: [{ type: "service:web_search", parameters: { engine: "native", max_results: 3 } }] }, field: "tools[0].parameters.max_results" },
   {
-    site: "providers/shared/deferred-tools.ts",
+    site: "core/provider-kit/deferred-tools.ts",
     format: "messages",
     adapter: "openai",
     body: { tools: [MSG_FN, { ...MSG_FN, name: "get_forecast", defer_loading: true }, { type: "tool_search_tool_regex_20251119", name: "tool_search_tool_regex" }] },

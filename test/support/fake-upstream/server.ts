@@ -10,6 +10,8 @@
  * reply from a FIFO queue: a JSON body (any status), an SSE frame list (optionally paused, cut, or reset mid-stream),
  * or raw text. Nothing is answered by default: a request without a scripted reply gets a 500 whose message says so,
  * and a reply scripted for another wire (`expectPath`) gets a 418, so a test can never pass on the wrong upstream.
+ * A suite whose calls come in an order it does not script (the adapter conformance kit) passes `respond` instead:
+ * it picks the reply from the request when the queue is empty.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -114,8 +116,14 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Options of `startFakeUpstream`. */
+export interface FakeUpstreamOptions {
+  /** The reply to a request nothing was queued for (default: none, a 500 saying so). */
+  respond?: (request: RecordedRequest) => Reply;
+}
+
 /** Starts the fake on an ephemeral loopback port. */
-export async function startFakeUpstream(): Promise<FakeUpstream> {
+export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
   const server = createServer((req, res) => {
@@ -133,11 +141,12 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers[key] = value;
     const method = req.method ?? "";
-    requests.push({ method, path: url.pathname, query: url.search.replace(/^\?/, ""), headers, body, raw });
+    const recorded: RecordedRequest = { method, path: url.pathname, query: url.search.replace(/^\?/, ""), headers, body, raw };
+    requests.push(recorded);
     if (method !== "POST" || !ROUTES.some((r) => r.test(url.pathname))) {
       return sendJson(res, 404, { error: { message: `fake upstream: no route ${method} ${url.pathname}` } });
     }
-    const reply = queue.shift();
+    const reply = queue.shift() ?? options.respond?.(recorded);
     if (reply === undefined) return sendJson(res, 500, { error: { message: `fake upstream: no scripted reply for ${method} ${url.pathname}` } });
     if (reply.expectPath && !reply.expectPath.test(url.pathname + url.search)) {
       return sendJson(res, 418, { error: { message: `fake upstream: reply scripted for ${reply.expectPath} but ${url.pathname}${url.search} was called` } });

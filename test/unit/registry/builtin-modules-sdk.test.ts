@@ -1,6 +1,8 @@
 /**
- * Every built-in plugin and server tool could have been written by a third party: from the gateway's own code they
- * import the public SDK entry (`core/sdk/index.ts`, which `inference-gateway/sdk` resolves to) and nothing else.
+ * Every built-in plugin, server tool and provider adapter could have been written by a third party: from the
+ * gateway's own code they import the public SDK entries (`core/sdk/index.ts`, which `inference-gateway/sdk` resolves
+ * to, and for adapters `core/sdk/provider.ts`, the provider kit) and nothing else; no adapter reaches into another
+ * one; and core knows the adapters only through the static barrel that registers them.
  */
 import { expect, test } from "bun:test";
 import { Glob } from "bun";
@@ -9,18 +11,46 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "../../..");
 
+/** `[file, specifier]` of every import and re-export of the `.ts` files under `dir`. */
+function importsUnder(dir: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const file of new Glob("**/*.ts").scanSync(join(root, dir))) {
+    const source = readFileSync(join(root, dir, file), "utf8");
+    for (const [, specifier] of source.matchAll(/from\s+"([^"]+)"/g)) out.push([`${dir}/${file}`, specifier!]);
+  }
+  return out;
+}
+
 test("built-in plugins and tools reach the gateway only through the SDK entry", () => {
   const offending: string[] = [];
   let files = 0;
   for (const dir of ["plugins", "tools"]) {
-    for (const file of new Glob("**/*.ts").scanSync(join(root, dir))) {
-      files++;
-      const source = readFileSync(join(root, dir, file), "utf8");
-      for (const [, specifier] of source.matchAll(/from\s+"([^"]+)"/g)) {
-        if (/(^|\/)core\//.test(specifier!) && !specifier!.endsWith("core/sdk/index.ts")) offending.push(`${dir}/${file}: ${specifier}`);
-      }
+    const imports = importsUnder(dir);
+    files += new Set(imports.map(([file]) => file)).size;
+    for (const [file, specifier] of imports) {
+      if (/(^|\/)core\//.test(specifier) && !specifier.endsWith("core/sdk/index.ts")) offending.push(`${file}: ${specifier}`);
     }
   }
   expect(files).toBeGreaterThan(20);
+  expect(offending).toEqual([]);
+});
+
+test("built-in provider adapters reach the gateway only through the SDK entries, and never into another adapter", () => {
+  const imports = importsUnder("providers");
+  expect(new Set(imports.map(([file]) => file)).size).toBeGreaterThan(50);
+  const offending: string[] = [];
+  for (const [file, specifier] of imports) {
+    if (/(^|\/)core\//.test(specifier) && !/core\/sdk\/(index|provider)\.ts$/.test(specifier)) offending.push(`${file}: ${specifier}`);
+    // providers/<adapter>/x.ts may import ./y.ts of its own folder; `../<other adapter>/` is another unit's internals.
+    const adapter = file.split("/")[1];
+    if (specifier.startsWith("../") && !specifier.startsWith("../../core/") && file !== "providers/index.ts") offending.push(`${file}: ${specifier} (adapter ${adapter})`);
+  }
+  expect(offending).toEqual([]);
+});
+
+test("core imports no provider adapter except through the barrel that registers the built-ins", () => {
+  const offending = importsUnder("core")
+    .filter(([, specifier]) => /(^|\/)providers\//.test(specifier) && !specifier.endsWith("providers/index.ts"))
+    .map(([file, specifier]) => `${file}: ${specifier}`);
   expect(offending).toEqual([]);
 });

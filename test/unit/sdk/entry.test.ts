@@ -10,11 +10,14 @@ import * as sdk from "inference-gateway/sdk";
 import { Registry } from "../../../core/registry/registry.ts";
 
 const root = resolve(import.meta.dir, "../../..");
+/** What a third-party module may import of ours: the SDK and, for provider adapters, the provider kit. */
+const SDK_ENTRIES = new Set(["inference-gateway/sdk", "inference-gateway/sdk/provider"]);
 
 describe("SDK entry", () => {
-  test("package.json exports the SDK and the conformance kit", () => {
+  test("package.json exports the SDK, the provider kit and the conformance kit", () => {
     const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { exports: Record<string, string> };
     expect(pkg.exports["./sdk"]).toBe("./core/sdk/index.ts");
+    expect(pkg.exports["./sdk/provider"]).toBe("./core/sdk/provider.ts");
     expect(pkg.exports["./sdk/conformance"]).toBe("./core/sdk/conformance.ts");
   });
 
@@ -45,12 +48,15 @@ describe("SDK entry", () => {
     expect(sdk.responseOutcome(response)).toEqual({ kind: "response", response });
   });
 
-  test("every example module imports only the SDK entry (and third-party packages), never core/ by path", () => {
+  test("every example module imports only the SDK entries (and third-party packages), never core/ by path", () => {
     const files = [...new Glob("examples/**/*.ts").scanSync(root), "test/fixtures/extensions/turn-wrapper.ts", "test/fixtures/extensions/throws.ts"];
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const file of files) {
       const specifiers = [...readFileSync(resolve(root, file), "utf8").matchAll(/^import[^"']*["']([^"']+)["']/gm)].map((m) => m[1]!);
-      for (const specifier of specifiers) expect({ file, specifier, ok: specifier === "inference-gateway/sdk" || !specifier.startsWith(".") }).toEqual({ file, specifier, ok: true });
+      for (const specifier of specifiers) {
+        const ok = SDK_ENTRIES.has(specifier) || (!specifier.startsWith(".") && !specifier.startsWith("inference-gateway"));
+        expect({ file, specifier, ok }).toEqual({ file, specifier, ok: true });
+      }
     }
   });
 });

@@ -4,7 +4,7 @@ import type { StreamEvent } from "../../../../core/model/events.ts";
 import { fromAnthropicMessage } from "../../../../providers/anthropic/response.ts";
 import { anthropicStreamToEvents } from "../../../../providers/anthropic/stream.ts";
 import type { WireMessage } from "../../../../providers/anthropic/wire.ts";
-import { parseSse } from "../../../../providers/shared/sse.ts";
+import { parseSse } from "../../../../core/provider-kit/sse.ts";
 import { drain, providerCall, streamOf, target } from "../helpers.ts";
 import { CACHE_WRITE_MESSAGE, sse, TOOL_MESSAGE, TOOL_STREAM } from "./fixtures.ts";
 

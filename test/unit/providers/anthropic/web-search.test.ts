@@ -12,7 +12,7 @@ import { toAnthropicBody } from "../../../../providers/anthropic/request.ts";
 import { fromAnthropicMessage } from "../../../../providers/anthropic/response.ts";
 import { anthropicStreamToEvents } from "../../../../providers/anthropic/stream.ts";
 import type { WireMessage } from "../../../../providers/anthropic/wire.ts";
-import { parseSse } from "../../../../providers/shared/sse.ts";
+import { parseSse } from "../../../../core/provider-kit/sse.ts";
 import { fixture } from "../../../support/fake-upstream/fixtures.ts";
 import { encodeFrames } from "../../../support/fake-upstream/sse.ts";
 import { canonicalRequest, drain, providerCall, streamOf, target } from "../helpers.ts";

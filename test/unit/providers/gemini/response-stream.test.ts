@@ -5,7 +5,7 @@ import type { StreamEvent } from "../../../../core/model/events.ts";
 import { mapGeminiError } from "../../../../providers/gemini/errors.ts";
 import { fromGeminiResponse } from "../../../../providers/gemini/response.ts";
 import { geminiStreamToEvents } from "../../../../providers/gemini/stream.ts";
-import { parseSse } from "../../../../providers/shared/sse.ts";
+import { parseSse } from "../../../../core/provider-kit/sse.ts";
 import { drain, providerCall, streamOf, target } from "../helpers.ts";
 import { CALLS_RESPONSE, googleError, sse, TEXT_RESPONSE, TEXT_STREAM_CHUNKS } from "./fixtures.ts";
 

@@ -5,7 +5,7 @@ import type { StreamEvent } from "../../../../core/model/events.ts";
 import { fromResponsesResult } from "../../../../providers/openai-responses/response.ts";
 import { responsesStreamToEvents } from "../../../../providers/openai-responses/stream.ts";
 import type { WireResponse } from "../../../../providers/openai-responses/wire.ts";
-import { parseSse } from "../../../../providers/shared/sse.ts";
+import { parseSse } from "../../../../core/provider-kit/sse.ts";
 import { drain, providerCall, streamOf } from "../helpers.ts";
 import { CALL_ID, ENCRYPTED, IDS, RESULT_TOOLS, sse, STREAM_TOOLS } from "./fixtures.ts";
 

@@ -10,7 +10,7 @@ import { toResponsesBody } from "../../../../providers/openai-responses/request.
 import { fromResponsesResult } from "../../../../providers/openai-responses/response.ts";
 import { responsesStreamToEvents } from "../../../../providers/openai-responses/stream.ts";
 import type { WireResponse } from "../../../../providers/openai-responses/wire.ts";
-import { parseSse } from "../../../../providers/shared/sse.ts";
+import { parseSse } from "../../../../core/provider-kit/sse.ts";
 import { fixture } from "../../../support/fake-upstream/fixtures.ts";
 import { encodeFrames } from "../../../support/fake-upstream/sse.ts";
 import { canonicalRequest, drain, providerCall, streamOf, target } from "../helpers.ts";

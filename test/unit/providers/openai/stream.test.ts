@@ -3,7 +3,7 @@ import { collect } from "../../../../core/model/collect.ts";
 import type { StreamEvent } from "../../../../core/model/events.ts";
 import type { ProviderCall } from "../../../../core/registry/provider.ts";
 import { chatStreamToEvents } from "../../../../providers/openai/stream.ts";
-import { parseSse } from "../../../../providers/shared/sse.ts";
+import { parseSse } from "../../../../core/provider-kit/sse.ts";
 import { drain, providerCall, streamOf, target } from "../helpers.ts";
 
 const call = providerCall({ target: target({ providerId: "openai-main", upstreamModel: "gpt-4o" }) });

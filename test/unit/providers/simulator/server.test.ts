@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startSimulatorServer, type SimulatorServer } from "../../../../providers/simulator/server.ts";
-import { parseSse } from "../../../../providers/shared/sse.ts";
+import { parseSse } from "../../../../core/provider-kit/sse.ts";
 import { drain } from "../helpers.ts";
 
 let sim: SimulatorServer;

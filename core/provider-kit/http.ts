@@ -1,10 +1,10 @@
 /**
- * Outbound HTTP for provider adapters (ARCHITECTURE §1.4: fetch comes from the injected helpers, so tests and
+ * Outbound HTTP for provider adapters (fetch comes from the call's injected helpers, so tests and
  * recording fakes see every call). Turns transport failures into GatewayErrors that routing can act on, and
  * leaves a client's own abort untouched so the pipeline recognises it.
  */
-import { isGatewayError, type GatewayError } from "../../core/errors.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
+import { isGatewayError, type GatewayError } from "../errors.ts";
+import type { ProviderCall } from "../registry/provider.ts";
 import { mapUpstreamError, type ErrorFactory } from "./errors.ts";
 
 /** What the HTTP helpers use of a call (an images call has the same, with another request). */

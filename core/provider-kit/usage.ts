@@ -1,5 +1,5 @@
 /** Usage translation the OpenAI-family adapters (chat completions, Responses) share. */
-import type { Usage } from "../../core/model/usage.ts";
+import type { Usage } from "../model/usage.ts";
 
 /**
  * OpenAI-family token counts → canonical `Usage`. In this family the input count already includes cached tokens and

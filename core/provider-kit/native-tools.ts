@@ -3,9 +3,9 @@
  * canonical `service:` tool, not a function. An adapter whose upstream has that tool translates it; every other one
  * refuses it with a 400, because dropping it would silently answer without the search the client asked for.
  */
-import { errors } from "../../core/errors.ts";
-import type { Tool } from "../../core/model/request.ts";
-import type { Warning } from "../../core/model/warnings.ts";
+import { errors } from "../errors.ts";
+import type { Tool } from "../model/request.ts";
+import type { Warning } from "../model/warnings.ts";
 import { warnUnsupported } from "./warnings.ts";
 
 export type ServerTool = Extract<Tool, { kind: "server" }>;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseSse, type SseEvent } from "../../../../providers/shared/sse.ts";
-import { drain, streamOf } from "../helpers.ts";
+import { parseSse, type SseEvent } from "../../../core/provider-kit/sse.ts";
+import { drain, streamOf } from "../providers/helpers.ts";
 
 const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
 

@@ -1,6 +1,6 @@
 /**
  * `data:` URL parsing for adapters whose upstream wants media type and base64 payload apart (Anthropic `source`,
- * Gemini `inlineData`). Candidate for `providers/shared/` (the Gemini adapter imports it from here).
+ * Gemini `inlineData`).
  */
 
 /** A parsed `data:<mediaType>[;base64],<payload>` URL, payload always base64. */

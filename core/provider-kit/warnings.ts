@@ -1,5 +1,5 @@
-/** Recording what an upstream cannot honour (ARCHITECTURE §2 "Warnings": never a silent drop). */
-import type { Warning } from "../../core/model/warnings.ts";
+/** Recording what an upstream cannot honour (README "Strict mode": never a silent drop). */
+import type { Warning } from "../model/warnings.ts";
 
 /**
  * Pushes an `unsupported_field` warning unless one for the same field is already listed, so a conversation with

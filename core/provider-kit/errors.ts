@@ -1,11 +1,11 @@
 /**
- * Upstream HTTP error → canonical GatewayError (ARCHITECTURE §6: map from structured fields first — HTTP status,
+ * Upstream HTTP error → canonical GatewayError (mapped from structured fields first — HTTP status,
  * `error.type` / `error.code` — never by scanning message text except for the one unavoidable case below).
  * Shared by every HTTP adapter: OpenAI-style `{error:{message,type,code}}`, Anthropic-style `{type:"error",
  * error:{type,message}}`, OpenRouter-style `{error:{code:<status>,message,metadata}}` and vLLM-style flat
  * `{object:"error",message,type,code}` bodies are all read.
  */
-import { DEFAULT_STATUS, GatewayError, type ErrorType, type GatewayErrorInit } from "../../core/errors.ts";
+import { DEFAULT_STATUS, GatewayError, type ErrorType, type GatewayErrorInit } from "../errors.ts";
 
 /** Builds the error; adapters pass `call.helpers.error` so a third-party copy of this file still makes branded errors. */
 export type ErrorFactory = (type: ErrorType, message: string, init?: GatewayErrorInit) => GatewayError;
@@ -87,7 +87,7 @@ interface Mapping {
   generic?: string;
 }
 
-/** Status → canonical type; the table the brief and reference b11 fix. */
+/** Status → canonical type, the status the client sees and whether another attempt may succeed. */
 function byStatus(status: number): Mapping {
   switch (status) {
     case 400:

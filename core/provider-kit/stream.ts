@@ -2,8 +2,8 @@
  * What every adapter's stream translation shares: parsing one SSE `data` payload, and the in-band errors a broken
  * stream ends with (a read failure, a cut or malformed stream).
  */
-import { isGatewayError, type GatewayError } from "../../core/errors.ts";
-import type { ProviderCall } from "../../core/registry/provider.ts";
+import { isGatewayError, type GatewayError } from "../errors.ts";
+import type { ProviderCall } from "../registry/provider.ts";
 import { transportFailure, unexpectedBody } from "./http.ts";
 
 /** One SSE `data` payload as a JSON object; undefined for malformed JSON, arrays and scalars. */

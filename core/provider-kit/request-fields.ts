@@ -1,9 +1,9 @@
 /**
  * Request fields several upstreams have no place for, reported the same way by each adapter that cannot carry them
- * (issue 17 item 3: accepted, then dropped with no warning, before). Each adapter calls only those it cannot honour.
+ * (never dropped in silence). Each adapter calls only those it cannot honour.
  */
-import type { CanonicalRequest } from "../../core/model/request.ts";
-import type { Warning } from "../../core/model/warnings.ts";
+import type { CanonicalRequest } from "../model/request.ts";
+import type { Warning } from "../model/warnings.ts";
 import { warnUnsupported } from "./warnings.ts";
 
 /** Chat's per-message `name` (a participant name), for upstreams whose messages have none. */

@@ -1,11 +1,11 @@
 /** Issue 17 item 3, at the translators: each field is carried in the upstream's dialect or warned, never dropped silently. */
 import { describe, expect, test } from "bun:test";
-import type { CanonicalRequest } from "../../../../core/model/request.ts";
-import { toAnthropicBody } from "../../../../providers/anthropic/request.ts";
-import { toGeminiBody } from "../../../../providers/gemini/request.ts";
-import { toResponsesBody } from "../../../../providers/openai-responses/request.ts";
-import { toChatBody } from "../../../../providers/openai/request.ts";
-import { canonicalRequest, target } from "../helpers.ts";
+import type { CanonicalRequest } from "../../../core/model/request.ts";
+import { toAnthropicBody } from "../../../providers/anthropic/request.ts";
+import { toGeminiBody } from "../../../providers/gemini/request.ts";
+import { toResponsesBody } from "../../../providers/openai-responses/request.ts";
+import { toChatBody } from "../../../providers/openai/request.ts";
+import { canonicalRequest, target } from "../providers/helpers.ts";
 
 type Adapter = "openai" | "openai-responses" | "anthropic" | "gemini";
 const build: Record<Adapter, (r: CanonicalRequest) => Record<string, unknown>> = {

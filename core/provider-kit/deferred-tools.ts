@@ -8,8 +8,8 @@
  * Anthropic's own server-side search (`tool_search_tool_*`), which no other upstream runs, nothing could ever name
  * them: they are all sent up front, with a warning.
  */
-import type { Message, Part, ToolResultPart } from "../../core/model/parts.ts";
-import type { CanonicalRequest, Tool } from "../../core/model/request.ts";
+import type { Message, Part, ToolResultPart } from "../model/parts.ts";
+import type { CanonicalRequest, Tool } from "../model/request.ts";
 import { warnUnsupported } from "./warnings.ts";
 
 type FunctionTool = Extract<Tool, { kind: "function" }>;

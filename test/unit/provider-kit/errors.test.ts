@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mapUpstreamError, parseRetryAfter, upstreamErrorFields } from "../../../../providers/shared/errors.ts";
+import { mapUpstreamError, parseRetryAfter, upstreamErrorFields } from "../../../core/provider-kit/errors.ts";
 
 const openaiBody = (message: string, type = "invalid_request_error", code: string | null = null) => ({ error: { message, type, param: null, code } });
 

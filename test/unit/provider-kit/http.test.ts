@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { isGatewayError, type GatewayError } from "../../../../core/errors.ts";
-import { bearerHeaders, postJson, readJson, readJsonObject, streamBody } from "../../../../providers/shared/http.ts";
-import { fakeHelpers, providerCall } from "../helpers.ts";
+import { isGatewayError, type GatewayError } from "../../../core/errors.ts";
+import { bearerHeaders, postJson, readJson, readJsonObject, streamBody } from "../../../core/provider-kit/http.ts";
+import { fakeHelpers, providerCall } from "../providers/helpers.ts";
 
 let server: ReturnType<typeof Bun.serve>;
 let base = "";

@@ -1,9 +1,9 @@
-/** Deferred tools for upstreams without deferral of their own (providers/shared/deferred-tools.ts). */
+/** Deferred tools for upstreams without deferral of their own (core/provider-kit/deferred-tools.ts). */
 import { describe, expect, test } from "bun:test";
-import type { Message } from "../../../../core/model/parts.ts";
-import type { Tool } from "../../../../core/model/request.ts";
-import { resolveDeferredTools } from "../../../../providers/shared/deferred-tools.ts";
-import { canonicalRequest } from "../helpers.ts";
+import type { Message } from "../../../core/model/parts.ts";
+import type { Tool } from "../../../core/model/request.ts";
+import { resolveDeferredTools } from "../../../core/provider-kit/deferred-tools.ts";
+import { canonicalRequest } from "../providers/helpers.ts";
 
 const loaded: Tool = { kind: "function", name: "Read" };
 const weather: Tool = { kind: "function", name: "get_weather", description: "Weather", deferLoading: true };

@@ -4,13 +4,13 @@
  * a warning there.
  */
 import { describe, expect, test } from "bun:test";
-import { GatewayError } from "../../../../core/errors.ts";
-import type { Tool } from "../../../../core/model/request.ts";
-import { toGeminiBody } from "../../../../providers/gemini/request.ts";
-import { toChatBody } from "../../../../providers/openai/request.ts";
-import { bareDomain } from "../../../../providers/shared/native-tools.ts";
-import simulator from "../../../../providers/simulator/index.ts";
-import { canonicalRequest, providerCall, target } from "../helpers.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import type { Tool } from "../../../core/model/request.ts";
+import { toGeminiBody } from "../../../providers/gemini/request.ts";
+import { toChatBody } from "../../../providers/openai/request.ts";
+import { bareDomain } from "../../../core/provider-kit/native-tools.ts";
+import simulator from "../../../providers/simulator/index.ts";
+import { canonicalRequest, providerCall, target } from "../providers/helpers.ts";
 
 const NATIVE: Tool = { kind: "server", type: "service:web_search", parameters: { engine: "native" } };
 const GATEWAYS: Tool = { kind: "server", type: "service:web_search", parameters: { engine: "auto" } };

@@ -1,6 +1,6 @@
 /**
  * Incremental Server-Sent Events parser (WHATWG HTML "event stream interpretation"), shared by every adapter whose
- * upstream streams SSE (ARCHITECTURE §1.1: providers parse upstream streams into canonical events).
+ * upstream streams SSE (the adapter turns them into canonical events).
  *
  * It holds at most the current partial line plus the data lines of the event being assembled, so a long stream
  * never accumulates in memory, and it yields each event as soon as its terminating blank line arrives.

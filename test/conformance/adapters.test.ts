@@ -1,0 +1,75 @@
+/**
+ * The adapter conformance kit (`inference-gateway/sdk/conformance`) run on every built-in HTTP adapter against its
+ * fake upstream on loopback: the wire fixtures (test/fixtures/wire/<adapter>/) served by the shared fake, each reply
+ * picked from the request (streamed or not, tools or not, a reasoning or failure marker in the prompt), so the kit's
+ * calls may come in any order. The fixtures' own expectations are the answer the adapter must report. The `openai`
+ * adapter also runs against the HTTP simulator (providers/simulator/server.ts), which computes its answers.
+ * (test/conformance/kit.test.ts runs the kit on the in-process simulator and the example adapters.)
+ */
+import { afterAll } from "bun:test";
+import { adapterConformance } from "inference-gateway/sdk/conformance";
+import type { ProviderAdapter, UpstreamTarget } from "inference-gateway/sdk";
+import anthropic from "../../providers/anthropic/index.ts";
+import gemini from "../../providers/gemini/index.ts";
+import openai from "../../providers/openai/index.ts";
+import openaiResponses from "../../providers/openai-responses/index.ts";
+import { startSimulatorServer } from "../../providers/simulator/server.ts";
+import { ADAPTERS, fixture, replyOf, serverErrorReply, WIRE, type AdapterId } from "../support/fake-upstream/fixtures.ts";
+import { startFakeUpstream, type RecordedRequest } from "../support/fake-upstream/server.ts";
+
+const ADAPTER: Record<AdapterId, ProviderAdapter> = { openai, "openai-responses": openaiResponses, anthropic, gemini };
+const FAIL = "[fake fail]";
+const REASON = "[fake reason]";
+
+/** The adapter whose wire `request` came in on (the fake serves all four on one port). */
+function adapterOf(request: RecordedRequest): AdapterId {
+  if (request.path.startsWith("/v1beta/")) return "gemini";
+  if (request.path === "/v1/messages") return "anthropic";
+  return request.path === "/v1/responses" ? "openai-responses" : "openai";
+}
+
+const fake = await startFakeUpstream({
+  respond(request) {
+    const adapter = adapterOf(request);
+    const stream = request.body.stream === true || request.path.endsWith(":streamGenerateContent");
+    if (request.raw.includes(FAIL)) return serverErrorReply(adapter, stream);
+    if (request.raw.includes(REASON)) return replyOf(adapter, "thinking", stream);
+    const tools = request.body.tools;
+    return replyOf(adapter, Array.isArray(tools) && tools.length > 0 ? "tool-call" : "text", stream);
+  },
+});
+const simulator = await startSimulatorServer();
+afterAll(async () => {
+  await fake.stop();
+  await simulator.stop();
+});
+
+const target = (adapter: AdapterId): UpstreamTarget => ({
+  providerId: `up-${adapter}`,
+  baseUrl: fake.origin + (adapter === "gemini" ? "/v1beta" : "/v1"),
+  apiKey: "sk-conformance",
+  upstreamModel: WIRE[adapter].upstreamModel,
+  headers: {},
+  options: {},
+});
+
+for (const adapter of ADAPTERS) {
+  const text = fixture(adapter, "text").expect;
+  adapterConformance({
+    adapter: ADAPTER[adapter],
+    target: target(adapter),
+    prompt: "What is the capital of France?",
+    deterministic: true,
+    expected: { text: text.text!, usage: text.usage! },
+    reasoning: { prompt: `Weather in Paris? ${REASON}` },
+    failure: { prompt: `Please fail. ${FAIL}` },
+  });
+}
+
+adapterConformance({
+  adapter: openai,
+  target: { providerId: "simulator-http", baseUrl: simulator.url, apiKey: undefined, upstreamModel: "small", headers: {}, options: {} },
+  deterministic: true,
+  reasoning: { prompt: "Think first. [sim reasoning=12]" },
+  failure: { prompt: "Hello [sim status=503]" },
+});
