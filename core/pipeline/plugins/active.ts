@@ -135,6 +135,7 @@ function pluginContext(ctx: RequestContext, plugin: RegisteredPlugin, scope: Plu
     catalog: sharedCatalogView(ctx.deps.catalog, ctx.deps.routing),
     report: (entry) => void ctx.pipeline.push({ ...entry, type: "plugin", name: plugin.id }),
     charge: async (amount, description) => void (await ctx.bill.charge({ plugin: plugin.id }, amount, description)),
+    reserveTurn: (turn) => ctx.bill.reserveTurn(turn),
     route: async (routed) => decisionOf(await routeTurn(ctx, routed), ctx.deps.routing),
     complete: (sub, options) => completeWithin(ctx, plugin, sub, options),
     runTool: (type, args, parameters) => runToolWithin(ctx, type, args, parameters),
