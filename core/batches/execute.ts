@@ -15,7 +15,6 @@ import { newContext } from "../pipeline/new-context.ts";
 import { runPipeline } from "../pipeline/pipeline.ts";
 import { logRequest } from "../pipeline/request-log.ts";
 import type { BatchItemRecord, BatchRecord, ItemEnding } from "../store/types/batches.ts";
-import { discountedCost } from "./discount.ts";
 import { formatOfEndpoint } from "./endpoints.ts";
 import { ITEM_ERRORS, resultError } from "./results.ts";
 
@@ -37,15 +36,17 @@ export async function batchPrincipal(deps: Pick<Deps, "keyCache" | "clock">, bat
 }
 
 /**
- * Runs one item. `runDeps` is `deps` with the discounted ledger (discount.ts); `discount` is applied to the cost the
- * result body reports, so the body and the ledger agree.
+ * Runs one item. The batch discount (config `batches.discount`; reference b7 "priced at about 50% of sync") is the
+ * price factor of the item's bill (core/accounting/bill.ts): the generation record, the key's usage, its credit
+ * window, its guardrail budgets and the result body's `usage.cost` all get the discounted cost. Credit holds stay at
+ * the list-price worst case (conservative, and released when the bill closes).
  */
-export async function runItem(runDeps: Deps, discount: number, batch: BatchRecord, item: BatchItemRecord, signal: AbortSignal): Promise<RunOutcome> {
+export async function runItem(deps: Deps, discount: number, batch: BatchRecord, item: BatchItemRecord, signal: AbortSignal): Promise<RunOutcome> {
   const format = formatOfEndpoint(batch.endpoint);
   if (!format) return failed(resultError(400, "invalid_request", `Unsupported batch endpoint ${batch.endpoint}`));
   let principal: Principal | undefined;
   try {
-    principal = await batchPrincipal(runDeps, batch);
+    principal = await batchPrincipal(deps, batch);
   } catch (thrown) {
     if (isUnavailable(thrown)) return { status: "unavailable", error: toGatewayError(thrown) };
     throw thrown;
@@ -53,14 +54,15 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
   if (!principal) return failed(ITEM_ERRORS.keyInvalid);
   let ctx: RequestContext;
   try {
-    ctx = newContext(runDeps, format, item.body, new Headers(), signal);
+    ctx = newContext(deps, format, item.body, new Headers(), signal, 1 - discount);
   } catch (thrown) {
     // Bodies were decoded at submission; this only happens if the format's rules changed since (an upgrade).
     const error = toGatewayError(thrown);
     return failed(resultError(error.status, error.type, error.message, paramOf(error.metadata)));
   }
   ctx.principal = principal;
-  // In the log line, and how metrics and traces tell a batch item from an HTTP request (core/observe/labels.ts).
+  // How metrics and traces tell a batch item from an HTTP request (core/observe/labels.ts); and in the log line.
+  ctx.batchId = batch.id;
   ctx.log.batch_id = batch.id;
   try {
     const outcome = await runPipeline(ctx);
@@ -71,7 +73,6 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
       logRequest(ctx, response.error.status, response.error.message);
       return failed(resultError(response.error.status, response.error.type, response.error.message, paramOf(response.error.metadata)));
     }
-    if (response.cost) response.cost = discountedCost(response.cost, discount);
     // Spec: a result's `response.body` is a chat-completions result body, whatever the batch endpoint.
     const body = chatFormat.encode(response, { request: ctx.request, generationId: ctx.generationId });
     logRequest(ctx, 200);
@@ -80,8 +81,9 @@ export async function runItem(runDeps: Deps, discount: number, batch: BatchRecor
     if (signal.aborted) return { status: "aborted" };
     const error = toGatewayError(thrown);
     if (isUnavailable(error)) return { status: "unavailable", error };
-    if (error.status >= 500 && error.type === "server") runDeps.logger.error({ err: error.cause ?? error, batch: batch.id, item: item.id }, "batch item failed");
+    if (error.status >= 500 && error.type === "server") deps.logger.error({ err: error.cause ?? error, batch: batch.id, item: item.id }, "batch item failed");
     ctx.log.error_type = error.type;
+    ctx.bill.answeredWith(error.status, error.type);
     // The same envelope the HTTP edge would send (a 500 hides its internals), as a result entry.
     const { code, message, metadata } = envelopeOf(error).error;
     logRequest(ctx, error.status, message);

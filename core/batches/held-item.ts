@@ -16,8 +16,7 @@ const MAX_RETRY_MS = 5_000;
 
 export interface HeldItemContext {
   deps: Deps;
-  /** `deps` with the discounted ledger (discount.ts). */
-  runDeps: Deps;
+  /** The batch discount (config `batches.discount`): each item's bill is priced at 1 − discount. */
   discount: number;
   workerId: string;
   /** Told of every store failure (the worker then holds off taking over others' claims). */
@@ -36,7 +35,7 @@ async function runUntilAnswered(ctx: HeldItemContext, batch: BatchRecord, item: 
   for (let attempt = 0; ; attempt++) {
     let outcome;
     try {
-      outcome = await runItem(ctx.runDeps, ctx.discount, batch, item, signal);
+      outcome = await runItem(ctx.deps, ctx.discount, batch, item, signal);
     } catch (error) {
       // runItem turns every failure of the request into an ending; what escapes it is ours: a 500, as the edge says.
       ctx.deps.logger.error({ err: error, batch: batch.id, item: item.id }, "batch item failed");

@@ -16,7 +16,6 @@ import type { BatchesConfig } from "../config/types.ts";
 import type { Deps } from "../deps.ts";
 import { isUnavailable, unavailableStore } from "../ops/unavailable.ts";
 import type { BatchItemRecord, BatchRecord } from "../store/types/batches.ts";
-import { discountedDeps } from "./discount.ts";
 import { runHeldItem, type HeldItemContext } from "./held-item.ts";
 import { advanceBatches } from "./lifecycle.ts";
 import { reclaimOrphans } from "./orphans.ts";
@@ -65,7 +64,6 @@ export class BatchWorker {
     this.id = workerIdOf(deps.ids.id("worker-"));
     this.held = {
       deps,
-      runDeps: discountedDeps(deps, settings.discount),
       discount: settings.discount,
       workerId: this.id,
       onStoreTrouble: (error) => this.storeTrouble(error),

@@ -1,8 +1,9 @@
 /**
  * Guardrail budgets (reference b9 `limit_usd` + `reset_interval`), held exactly like a key's credit limit: the same
- * CreditLedger (one atomic kv reservation per request and budget, the worst case held before the upstream call, each
- * later turn and priced plugin work extending it, the actual cost committed before the hold is released), so
- * concurrent requests on any number of processes never spend past a budget. Each budget is checked on its own.
+ * CreditLedger (one atomic kv reservation per request and budget, the worst case held before the upstream call and
+ * put on the request's bill beside the key's hold, each later turn and priced plugin work extending it, the actual
+ * cost committed before the hold is released), so concurrent requests on any number of processes never spend past a
+ * budget. Each budget is checked on its own.
  *
  * A budget's window is seeded from the store: `guardrail_spend` rows, written with each billed generation that
  * counted against it (the generation record carries the budget ids; see `tagGeneration`), plus what this process
@@ -95,8 +96,8 @@ export class GuardrailBudgets {
   }
 
   /**
-   * Marks the request's generation record (queued in the usage ledger by accounting just before it commits the
-   * hold) with the budgets it counted against, so `bill` writes their spend rows with it; and counts the cost as
+   * Marks the request's generation record (queued in the usage ledger as the request's bill closes, just before its
+   * holds are committed: core/accounting/bill.ts) with the budgets it counted against, so `bill` writes their spend rows with it; and counts the cost as
    * pending until then.
    */
   tagGeneration(generationId: string, budgets: readonly string[], cost: number, createdAt: number): void {
@@ -109,26 +110,4 @@ export class GuardrailBudgets {
 
 function budgetRecordOf(hash: string): ApiKeyRecord {
   return budgetRecord({ guardrail: { id: idOf(hash), name: "", scope: "api-key" }, limitUsd: 0, reset: null });
-}
-
-/**
- * One hold over the key's own (when it has a limit) and every budget's: what `ctx.credit` becomes, so later turns
- * (`holdForTurn`), plugins' charges and accounting's settlement reach all of them at once.
- */
-export function combinedHold(key: CreditHold | undefined, budgets: readonly CreditHold[], onCommit: (cost: number) => void): CreditHold {
-  const all = key ? [key, ...budgets] : [...budgets];
-  let committed = false;
-  return {
-    get amount() {
-      return key?.amount ?? budgets[0]?.amount ?? 0;
-    },
-    // Each on its own; one that does not fit refuses the turn (the others keep the extra until they settle).
-    extend: async (extra) => (await Promise.all(all.map((h) => h.extend(extra)))).every(Boolean),
-    commit: (cost) => {
-      if (!committed) onCommit(cost);
-      committed = true;
-      return Promise.all(all.map((h) => h.commit(cost))).then(() => undefined);
-    },
-    release: () => Promise.all(all.map((h) => h.release())).then(() => undefined),
-  };
 }

@@ -53,6 +53,7 @@ export function renderError(ctx: RequestContext, thrown: unknown): Response {
   const error = toGatewayError(thrown);
   if (error.status >= 500 && error.type === "server") ctx.deps.logger.error({ err: error.cause ?? error, id: ctx.generationId }, "request failed");
   ctx.log.error_type = error.type;
+  ctx.bill.answeredWith(error.status, error.type);
   const metadata = ctx.metadataOptIn && ctx.principal ? serviceMetadataOf(ctx) : null;
   const envelope = envelopeOf(error, metadata);
   // Messages: every error in Anthropic's shape as well (`type: "error"`, `error.type`; issue 15, issue 17 item 10).

@@ -1,15 +1,14 @@
 /**
  * Makes one image for a server tool (`service:image_generation`): picks the endpoints of the requested image model
- * (or the first image model), charges the model's per-image price against the key's credit limit BEFORE the call
- * (so concurrent calls can never spend past the limit), calls the adapter's `images` (or asks `generate` for image
- * output when the adapter has no images API), and takes the charge back when the call fails: a failed image costs
- * nothing, as a failed turn without output costs nothing. A retryable failure moves on to the next endpoint.
+ * (or the first image model), charges the model's per-image price to the request's bill BEFORE the call (held against
+ * the key's credit limit, so concurrent calls can never spend past it), calls the adapter's `images` (or asks
+ * `generate` for image output when the adapter has no images API), and refunds the charge when the call fails: a
+ * failed image costs nothing, as a failed turn without output costs nothing (the hold stays extended until the bill
+ * closes, which only ever holds more, never spends more). A retryable failure moves on to the next endpoint.
  */
 import { roundUsd } from "../accounting/money.ts";
 import { isGatewayError } from "../errors.ts";
 import type { RequestContext } from "../pipeline/context.ts";
-import { chargeRequest } from "../pipeline/turn/charge.ts";
-import type { Spend } from "../pipeline/turn/spend.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import { profileOf } from "../routing/profile.ts";
 import { imageEndpoints } from "./endpoints.ts";
@@ -25,12 +24,12 @@ export async function generateImage(ctx: RequestContext, toolId: string, request
     const price = roundUsd(endpoint.model.pricing.image ?? 0);
     const description = `image generation (${endpoint.model.id})`;
     // A 402 here ends the call (the model is told); it is not an endpoint failure, so nothing else is tried.
-    if (price > 0) await chargeRequest(ctx, { tool: toolId }, price, description);
+    const charge = price > 0 ? await ctx.bill.charge({ tool: toolId }, price, description) : undefined;
     try {
       const made = await callEndpoint(ctx, endpoint, image, signal);
       return { ...made, model: endpoint.model.id, provider: endpoint.provider.id, cost: price };
     } catch (thrown) {
-      if (price > 0) withdrawCharge(ctx.spend, toolId, price, description);
+      if (charge) ctx.bill.refund(charge);
       if (signal.aborted || !(isGatewayError(thrown) && thrown.retryable)) throw thrown;
       failure = thrown;
     }
@@ -53,14 +52,4 @@ async function callEndpoint(ctx: RequestContext, endpoint: Endpoint, request: Im
     throw ctx.deps.helpers.error("provider_unavailable", "The provider returned no image", { status: 502, retryable: true, metadata: { provider_code: "no_image" } });
   }
   return first;
-}
-
-/**
- * Takes back a charge this module made (the call failed). Charges with equal source, amount and description are
- * interchangeable, so removing the last such one is exact even while other calls charge concurrently. The credit
- * hold stays extended until the request settles, which only ever holds more, never spends more.
- */
-function withdrawCharge(spend: Spend, source: string, amount: number, description: string): void {
-  const index = spend.charges.findLastIndex((c) => c.source === source && c.amount === amount && c.description === description);
-  if (index >= 0) spend.charges.splice(index, 1);
 }

@@ -23,7 +23,7 @@ import type { Store } from "../store/types.ts";
 import type { ApiKeyRecord } from "../store/types/keys.ts";
 import { windowOf, type CreditWindow } from "./windows.ts";
 
-/** A granted reservation; accounting settles it exactly once. */
+/** A granted reservation, put on the request's bill (core/accounting/bill.ts), which settles it exactly once. */
 export interface CreditHold {
   /** USD held now (grows with each `extend`). */
   readonly amount: number;

@@ -29,7 +29,7 @@ const ROUTE_OF_FORMAT = new Map<string, string>(formatRoutes.map((route) => [rou
 
 /** `/chat/completions`, `/responses`, `/messages` for HTTP requests; `batch` for a batch item. */
 export function routeLabel(ctx: RequestContext): string {
-  if (ctx.log.batch_id !== undefined) return "batch";
+  if (ctx.batchId !== undefined) return "batch";
   return ROUTE_OF_FORMAT.get(ctx.format.id) ?? ctx.format.id;
 }
 

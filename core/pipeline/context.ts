@@ -1,11 +1,10 @@
 /** The per-request context every stage reads and writes (ARCHITECTURE §4). */
+import type { Bill } from "../accounting/bill.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import type { WireFormat } from "../formats/format.ts";
 import type { CanonicalRequest } from "../model/request.ts";
-import type { CreditHold } from "../limits/credits.ts";
 import type { ActivePlugin } from "./plugins/active.ts";
-import type { Spend } from "./turn/spend.ts";
 import type { TraceRecords } from "../observe/tracing/records.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { RoutePlan } from "../routing/plan.ts";
@@ -54,21 +53,24 @@ export interface RequestContext {
   candidates: Endpoint[];
   /** How routing chose the latest turn's candidates (tiers, exclusions, sticky pin); absent before routing ran. */
   route?: RouteState;
-  /** The credit reservation the limits stage holds; accounting settles it with the actual cost. */
-  credit?: CreditHold;
   /**
    * A plugin's sub-request run inside this one (core/pipeline/plugins/nested.ts): its turns never use the request's
-   * own reservation, each holds its own worst case.
+   * own reservation, each holds its own worst case (Bill.turnStarts).
    */
   subRequest?: true;
+  /** The batch a batch item belongs to (core/batches/execute.ts); absent for an HTTP request. */
+  batchId?: string;
   /** Extra reply headers (the X-RateLimit-* of a gateway-issued 429). */
   replyHeaders?: Record<string, string>;
   /** Every upstream attempt of every turn, in order. */
   attempts: Attempt[];
   /** The endpoint that served the latest turn. */
   served: Endpoint | undefined;
-  /** What the request's turns and plugins spent so far (usage, cost, charges); accounting settles it. */
-  readonly spend: Spend;
+  /**
+   * The request's money, all of it (core/accounting/bill.ts): its credit holds, what its turns, plugins and tools
+   * spent, its ending. Opened by the limits stage, closed by accounting; everything else calls its methods.
+   */
+  readonly bill: Bill;
   /** Plugins active for this request (resolved once by the plugins stage). */
   plugins: readonly ActivePlugin[];
   /** Entries of `service_metadata.pipeline`, in the order they were added. */

@@ -50,6 +50,14 @@ export interface PluginContext {
    * the amount is held first, like a model turn: rejects with a 402 GatewayError when it does not fit.
    */
   charge(amount: number, description: string): Promise<void>;
+  /**
+   * Reserves, now, the worst case of a later turn of the request's own on `request.model` (a plugin that moves the
+   * request's answer to another model than the one the request reserved for, before it runs sub-requests): that turn
+   * then runs on this reservation, so it cannot be refused for credit after the plugin's other calls spent. On a key
+   * without a credit limit or budget it does nothing. `request.max_tokens` may be capped, as the request's own is when
+   * nothing bounds the output. Rejects with a 402 GatewayError when the limit cannot cover it.
+   */
+  reserveTurn(request: CanonicalRequest): Promise<void>;
   /** Routes `request` as the next turn would (the candidates, first choice first), without calling anything. */
   route(request: CanonicalRequest): Promise<RouteDecision>;
   /**

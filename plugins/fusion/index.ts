@@ -54,7 +54,7 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   hooks: {
-    pre(ctx) {
+    async pre(ctx) {
       const o = ctx.options;
       const preset = o.preset as Preset | undefined;
       const panel = Array.isArray(o.analysis_models) ? (o.analysis_models as string[]) : presetModels(ctx, preset ?? DEFAULT_PRESET);
@@ -62,7 +62,13 @@ export default definePlugin({
       const analyst = typeof o.model === "string" ? o.model : ctx.request.model;
       if (analyst === undefined) throw invalid(ctx, "model", "fusion needs an analyst: the request's model or the plugin's model option");
       checkModels(ctx, [analyst], "model");
-      if (analyst !== ctx.request.model) ctx.request = { ...ctx.request, model: analyst, models: [] };
+      if (analyst !== ctx.request.model) {
+        ctx.request = { ...ctx.request, model: analyst, models: [] };
+        // The request's reservation was sized for its own model: the answer's turn on the analyst reserves its own
+        // now, before the panel spends, so it cannot be the 402 after the panel was billed (a key short of it gets
+        // the 402 before anything ran).
+        await ctx.reserveTurn(ctx.request);
+      }
       const plan: FusionPlan = {
         panel: [...new Set(panel)],
         analyst,

@@ -383,6 +383,29 @@ describe("fusion: usage and credit add up like the cost", () => {
     expect(await billed(res.headers.get("x-generation-id")!, key)).toBeCloseTo(2 * CALL_COST, 10);
   });
 
+  test("an analyst other than the request's model reserves its turn before the panel runs: never a 402 billed after the panel spent", async () => {
+    // The request's own reservation is sized for acme/c; the analyst (the plugin's model option) reserves its own
+    // turn in `pre`. 0.005 covers those two and not a third turn's hold: the panel model is left out, the analyst
+    // answers. Before, the panel ran on that room and the analyst's turn was then the 402, the panel billed.
+    const key = await keyWithLimit(0.005);
+    const body = ask({ model: "acme/c", max_tokens: 1000 }, { analysis_models: ["acme/a"], model: "acme/analyst" });
+    const res = await gw.request("/chat/completions", { method: "POST", key, json: body, headers: { "x-service-metadata": "enabled" } });
+    const json = (await res.json()) as Json;
+    expect(res.status).toBe(200);
+    expect(upstream.bodies.map((b) => b.model)).toEqual(["analyst"]);
+    expect(fusionEntry(json).data).toMatchObject({ analyst_model: "acme/analyst", failure_reason: "insufficient_credits", panels: [{ error_type: "payment_required" }] });
+    expect(json.usage.cost).toBeCloseTo(CALL_COST, 10);
+    expect(await billed(res.headers.get("x-generation-id")!, key)).toBeCloseTo(CALL_COST, 10);
+
+    // A key that cannot cover the analyst's turn beside the request's own: the 402 comes before anything ran.
+    upstream.bodies.length = 0;
+    const short = await keyWithLimit(0.003);
+    const refused = await gw.request("/chat/completions", { method: "POST", key: short, json: body });
+    expect(refused.status).toBe(402);
+    expect(upstream.bodies).toEqual([]);
+    expect(await billed(refused.headers.get("x-generation-id")!, short)).toBe(0);
+  });
+
   test("4 concurrent fusion requests on a key with $0.022: a 402 is never billed, a reply is billed its usage.cost, the key never overspends", async () => {
     const key = await keyWithLimit(0.022);
     const one = () => gw.request("/chat/completions", { method: "POST", key, json: ask({ max_tokens: 1000 }, { analysis_models: ["acme/a", "acme/b"] }) });

@@ -1,6 +1,6 @@
 /**
  * Counts one request, turn or tool call into the metric families. Everything is read from what the request path
- * recorded anyway (the context, its attempts and pipeline entries), once, when that thing ended: a handful of
+ * recorded anyway (the context, its attempts, pipeline entries and bill), once, when that thing ended: a handful of
  * counter increments per request and no work while it runs.
  */
 import type { ServerToolPart } from "../../model/parts.ts";
@@ -33,9 +33,9 @@ export function recordRequest(m: MetricFamilies, ctx: RequestContext, status: nu
     }
   }
   for (const entry of ctx.pipeline) incBy(m.pipelineActions, { type: entry.type, name: entry.name });
-  for (const charge of ctx.spend.charges) if (charge.amount > 0) incBy(m.chargesUsd, { source: charge.source }, charge.amount);
-  const errorType = ctx.log.error_type;
-  if (status === 402 && errorType === "payment_required") incBy(m.creditRefusals, { route });
+  const bill = ctx.bill;
+  for (const charge of bill.charges) if (charge.amount > 0) incBy(m.chargesUsd, { source: charge.source }, charge.amount);
+  if (status === 402 && bill.ending.errorType === "payment_required") incBy(m.creditRefusals, { route });
   // The gateway's own limiter sets X-RateLimit-* on its 429; an upstream's 429 passed on does not.
   if (status === 429 && ctx.replyHeaders !== undefined) incBy(m.rateLimitHits, { route });
 }

@@ -43,7 +43,7 @@ export function emitRequestTrace(sdk: TracingSdk, ctx: RequestContext, status: n
   const span = sdk.spans.root({ name: asked, kind: batch ? INTERNAL : SERVER, startMs: ctx.startedAt, endMs: endedAt }, parent.remote, parent.traceId);
   if (!span) return; // not sampled: no children either
   requestAttributes(span, ctx, status, route, asked === undefined, field);
-  const root = span.end(status >= 500 ? errorMessage(String(ctx.log.error_type ?? status)) : undefined);
+  const root = span.end(status >= 500 ? errorMessage(ctx.bill.ending.errorType ?? String(status)) : undefined);
   let from = 0;
   for (const turn of records.turns) {
     turnSpan(sdk, ctx, root, from, turn.attemptsUpTo, turn, field);
@@ -61,14 +61,15 @@ function errorMessage(message: string): string {
 const REQUEST_SHAPES = new ShapeNode();
 
 function requestAttributes(a: OpenSpan, ctx: RequestContext, status: number, route: string, named: boolean, field: Record<string, unknown> | undefined): void {
-  const usage = ctx.spend.usage;
+  const bill = ctx.bill;
+  const usage = bill.usage;
   a.raw(requestShape(ctx, status, route, named))
     .text(GENERATION_ID, ctx.generationId)
     .number(INPUT_TOKENS, usage.input.total)
     .number(OUTPUT_TOKENS, usage.output.total)
-    .number(COST, ctx.spend.totalCost().total)
+    .number(COST, bill.billed().total)
     .number(FIRST_TOKEN, ctx.firstTokenMs);
-  if (route === "batch") a.text(BATCH_ID, String(ctx.log.batch_id));
+  if (ctx.batchId !== undefined) a.text(BATCH_ID, ctx.batchId);
   if (field) {
     a.str("gateway.trace.name", stringField(field.trace_name));
     for (const [key, value] of Object.entries(field)) if (!KNOWN_TRACE_KEYS.has(key)) a.clientValue(`gateway.trace.${key}`, attributeValue(value));
@@ -78,7 +79,7 @@ function requestAttributes(a: OpenSpan, ctx: RequestContext, status: number, rou
 /** The request span's name (unless the client named it) and its attributes from closed sets. */
 function requestShape(ctx: RequestContext, status: number, route: string, named: boolean): Uint8Array {
   const { request, served } = ctx;
-  const errorType = ctx.log.error_type === undefined ? undefined : String(ctx.log.error_type);
+  const errorType = ctx.bill.ending.errorType;
   const keyName = ctx.principal?.name;
   const node = REQUEST_SHAPES.at(served)
     .at(route)

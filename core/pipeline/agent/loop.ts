@@ -158,8 +158,8 @@ class AgentLoop {
         }
         this.stopping = stopReason(this.ctx.request.stopWhen, this.ctx.request.maxToolCalls, {
           steps: this.steps,
-          cost: this.ctx.spend.totalCost().total,
-          usage: this.ctx.spend.usage,
+          cost: this.ctx.bill.total().total,
+          usage: this.ctx.bill.usage,
           calledTools: calls.flatMap((call) => [call.name, this.declared.byModelName.get(call.name)!.module.id]),
           finish,
         });
@@ -254,7 +254,7 @@ class AgentLoop {
     const containers = this.runner.usedContainers();
     if (containers.length > 0) this.ctx.usedContainers = containers;
     const counters = this.runner.counters;
-    const spent = this.ctx.spend.usage;
+    const spent = this.ctx.bill.usage;
     // The gateway's own counters, plus what upstreams ran natively (their web searches), summed.
     const usage = counters.tool_calls_requested! > 0 ? { ...spent, serverTools: addCounters(spent.serverTools ?? {}, counters) } : spent;
     yield { type: "usage", usage };

@@ -11,7 +11,6 @@ import type { ToolRunContext } from "../../registry/tool.ts";
 import type { DeclaredTool, DeclaredTools } from "../../tools/declared.ts";
 import { sharedCatalogView } from "../../routing/catalog-view.ts";
 import type { RequestContext } from "../context.ts";
-import { chargeRequest } from "../turn/charge.ts";
 import { forModel } from "./model-view.ts";
 
 /** One call the model made to a server tool. */
@@ -106,7 +105,7 @@ export class ToolRunner {
       },
       previousUses,
       container: (request) => this.containers().open(request),
-      charge: (usd, description) => chargeRequest(ctx, { tool: tool.module.id }, usd, description),
+      charge: async (usd, description) => void (await ctx.bill.charge({ tool: tool.module.id }, usd, description)),
       generateImage: (request) => generateImage(ctx, tool.module.id, request, signal),
     };
     if (ctx.request.sessionId !== undefined) context.sessionId = ctx.request.sessionId;

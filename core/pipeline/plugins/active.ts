@@ -14,7 +14,6 @@ import { warn } from "../../model/warnings.ts";
 import type { RegisteredPlugin } from "../../registry/define.ts";
 import type { PluginContext } from "../../registry/plugin.ts";
 import { sharedCatalogView } from "../../routing/catalog-view.ts";
-import { chargeRequest } from "../turn/charge.ts";
 import type { RequestContext } from "../context.ts";
 import { decisionOf } from "../turn/decision.ts";
 import { routeTurn } from "../turn/route.ts";
@@ -135,7 +134,8 @@ function pluginContext(ctx: RequestContext, plugin: RegisteredPlugin, scope: Plu
     signal: ctx.signal,
     catalog: sharedCatalogView(ctx.deps.catalog, ctx.deps.routing),
     report: (entry) => void ctx.pipeline.push({ ...entry, type: "plugin", name: plugin.id }),
-    charge: (amount, description) => chargeRequest(ctx, { plugin: plugin.id }, amount, description),
+    charge: async (amount, description) => void (await ctx.bill.charge({ plugin: plugin.id }, amount, description)),
+    reserveTurn: (turn) => ctx.bill.reserveTurn(turn),
     route: async (routed) => decisionOf(await routeTurn(ctx, routed), ctx.deps.routing),
     complete: (sub, options) => completeWithin(ctx, plugin, sub, options),
     runTool: (type, args, parameters) => runToolWithin(ctx, type, args, parameters),

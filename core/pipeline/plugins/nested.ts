@@ -1,8 +1,8 @@
 /**
  * Work a plugin runs inside its request besides wrapping turns (PluginContext `complete` and `runTool`): a whole
  * sub-request through the agent loop (a fusion panelist's draft, a router's judge), and one server-tool call (the
- * `web` plugin's search). Both share the request's spend, credit hold, attempts and pipeline entries, so everything
- * they do is billed, held against the key's limit and reported with the request.
+ * `web` plugin's search). Both share the request's bill, attempts and pipeline entries, so everything they do is
+ * billed, held against the key's limit and reported with the request.
  */
 import { errors } from "../../errors.ts";
 import { collect } from "../../model/collect.ts";
@@ -28,9 +28,9 @@ export async function completeWithin(
 ): Promise<CanonicalResponse> {
   const after = ctx.plugins.findIndex((active) => active.plugin === plugin) + 1;
   // A context of its own (a shallow copy): what routing and the loop write (candidates, route, served endpoint,
-  // containers) stays the sub-request's, while spend, credit, attempts, pipeline and log are the request's objects.
+  // containers) stays the sub-request's, while the bill, attempts, pipeline and log are the request's objects.
   // The request's reservation is sized for its own model and covers its own first turn; a sub-request's model may
-  // be dearer, so its turns never use it: each holds its own worst case (turn/turn.ts, stages/limits.ts).
+  // be dearer, so its turns never use it: each holds its own worst case (Bill.turnStarts).
   const nested: RequestContext = {
     ...ctx,
     request: { ...request, stream: onEvent !== undefined },

@@ -3,14 +3,13 @@
  * around everything that reaches an upstream. On the way in: beta admission, the model and provider lists, the input
  * content filters (block: 403 with pipeline entries; redact: placeholders in the canonical request; flag: recorded),
  * each side's pattern scans within the request's scan budget (403 past it: README "Caps on heavy work"),
- * then each budget's credit hold (403 when one cannot cover the request), combined with the key's own hold so every
- * later turn and priced plugin work extends them all. On the way out, when a filter reads the answer: the whole
+ * then each budget's credit hold (403 when one cannot cover the request), put on the request's bill beside the key's
+ * own so every later turn and priced plugin work extends them all. On the way out, when a filter reads the answer: the whole
  * response is checked, or the stream as it flows (core/guardrails/output-stream.ts).
  */
 import { GatewayError, toGatewayError } from "../../errors.ts";
 import { checkBetaAdmission } from "../../guardrails/admission.ts";
 import { amendRecord } from "../../guardrails/amend-record.ts";
-import { combinedHold } from "../../guardrails/budgets.ts";
 import { guardRequest } from "../../guardrails/input.ts";
 import { applyModelLists } from "../../guardrails/model-lists.ts";
 import { guardResponse } from "../../guardrails/output-response.ts";
@@ -21,11 +20,10 @@ import type { Filter, Policy } from "../../guardrails/policy.ts";
 import { filtersFor } from "../../guardrails/scan.ts";
 import { guardrailsOf } from "../../guardrails/service.ts";
 import type { CreditHold } from "../../limits/credits.ts";
-import { promptSize } from "../../limits/estimate.ts";
+import { billTerms, turnSize } from "../../limits/turn-size.ts";
 import type { RequestContext } from "../context.ts";
 import { mapStream, type Outcome } from "../outcome.ts";
 import type { Stage } from "../stage.ts";
-import { sizeFor } from "./limits.ts";
 
 export const guardrailsStage: Stage = {
   name: "guardrails",
@@ -38,15 +36,10 @@ export const guardrailsStage: Stage = {
     applyModelLists(policy, ctx.request, ctx.deps.catalog);
     const scanBudget = guardrailCaps(ctx.deps.config).scanBudgetSteps;
     guardRequest(ctx.request, withScanBudget(filtersFor(policy.filters, "input"), scanBudget, "input"), ctx.pipeline);
-    const holds = await holdBudgets(ctx, policy);
-    let outcome: Outcome | undefined;
-    try {
-      outcome = await next();
-      return policy.checksOutput ? guardOutcome(ctx, withScanBudget(filtersFor(policy.filters, "output"), scanBudget, "output"), outcome) : outcome;
-    } finally {
-      // A stream settles its holds when it ends (accounting commits `ctx.credit`); anything else not settled is released.
-      if (outcome?.kind !== "stream") for (const hold of holds) void hold.release().catch(() => undefined);
-    }
+    await holdBudgets(ctx, policy);
+    // The budgets' holds are the bill's now: accounting commits them, the limits stage lets go of what it did not.
+    const outcome = await next();
+    return policy.checksOutput ? guardOutcome(ctx, withScanBudget(filtersFor(policy.filters, "output"), scanBudget, "output"), outcome) : outcome;
   },
 };
 
@@ -72,14 +65,14 @@ function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: 
 const PERIOD = { daily: "day", weekly: "week", monthly: "month" } as const;
 
 /**
- * Reserves the request's worst case under every budget (each on its own) and makes `ctx.credit` the one hold over
- * them and the key's. A budget that cannot cover it is a 403; a kv that cannot be reached fails closed (503), as
- * key limits do.
+ * Reserves the request's worst case under every budget (each on its own) and puts the holds on the request's bill,
+ * beside the key's. A budget that cannot cover it is a 403; a kv that cannot be reached fails closed (503), as key
+ * limits do.
  */
-async function holdBudgets(ctx: RequestContext, policy: Policy): Promise<CreditHold[]> {
-  if (policy.budgets.length === 0) return [];
-  const size = sizeFor(ctx, ctx.request, promptSize(ctx.request));
-  if (!size) return [];
+async function holdBudgets(ctx: RequestContext, policy: Policy): Promise<void> {
+  if (policy.budgets.length === 0) return;
+  const size = turnSize(ctx.deps, ctx.request);
+  if (!size) return;
   const service = guardrailsOf(ctx.deps);
   const holds: CreditHold[] = [];
   for (const budget of policy.budgets) {
@@ -101,6 +94,6 @@ async function holdBudgets(ctx: RequestContext, policy: Policy): Promise<CreditH
     holds.push(hold);
   }
   const ids = policy.budgets.map((b) => b.guardrail.id);
-  ctx.credit = combinedHold(ctx.credit, holds, (cost) => service.budgets.tagGeneration(ctx.generationId, ids, cost, ctx.startedAt));
-  return holds;
+  const terms = billTerms(ctx.deps, ctx.principal!.record!, ctx.request);
+  ctx.bill.open(terms, holds, (cost) => service.budgets.tagGeneration(ctx.generationId, ids, cost, ctx.startedAt));
 }

@@ -125,7 +125,7 @@ async function* deferred(ctx: RequestContext, walking: Promise<Outcome>): EventS
     outcome = await walking;
   } catch (thrown) {
     const error = toGatewayError(thrown);
-    ctx.spend.failed(error.status, error.type);
+    ctx.bill.turnFailed(error.status, error.type);
     yield { type: "error", error };
     return;
   }

@@ -1,6 +1,6 @@
 /**
  * Meters one model turn: prices what the served endpoint reported, attaches `cost` to the response (or to the
- * stream's usage events), and adds the turn to the request's spend when it is done — for a stream, when the stream
+ * stream's usage events), and adds the turn to the request's bill when it is done — for a stream, when the stream
  * ends however it ends (a client that goes away mid-stream still pays for what the upstream produced).
  *
  * A stream stopped before the upstream reported its usage (the client left, or never read and was timed out;
@@ -33,25 +33,14 @@ export function withImageCount(usage: Usage, images: number): Usage {
   return { ...usage, output: { ...usage.output, images } };
 }
 
-/** Prices a whole response and adds it to the request's spend. */
+/** Prices a whole response and adds it to the request's bill. */
 export function meterResponse(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse): void {
   response.usage = withImageCount(response.usage, response.parts.filter((part) => part.type === "image").length);
   const cost = priceFor(endpoint, response.usage, response.finish.reason);
   response.cost = cost;
-  const spend = ctx.spend;
-  spend.addTurn(response.usage, cost);
+  const error = response.error;
+  ctx.bill.turnEnded(response.usage, cost, response.finish.raw ?? response.finish.reason, error?.status ?? 200, error?.type);
   ctx.deps.observer?.turn(ctx, endpoint, response.usage, cost, response.finish.reason);
-  spend.finish = response.finish.raw ?? response.finish.reason;
-  spend.status = response.error?.status ?? 200;
-  if (response.error) spend.errorType = response.error.type;
-}
-
-/**
- * Adds an attempt the client never sees but the upstream billed (a refusal the walk moved on from): part of the
- * request's bill, so the request's cost is compound from now on.
- */
-export function meterDiscarded(ctx: RequestContext, usage: Usage, cost: Cost): void {
-  ctx.spend.addDiscarded(usage, cost);
 }
 
 /** Meters a stream from inside its own loop; `request` is the turn's (for an estimate, see above). */
@@ -62,7 +51,7 @@ export function meterStream(ctx: RequestContext, endpoint: Endpoint, outcome: St
 /** Typical characters (output) and bytes (prompt) per token, for usage an upstream never reported. */
 const CHARS_PER_TOKEN = 4;
 
-/** Attaches cost to usage events and adds the turn to the spend once, when the stream ends. */
+/** Attaches cost to usage events and adds the turn to the bill once, when the stream ends. */
 class StreamMeter implements StreamObserver {
   private usage = emptyUsage();
   /** Images seen so far (image output), priced per image with the usage. */
@@ -124,16 +113,12 @@ class StreamMeter implements StreamObserver {
   }
 
   end(): void {
-    const spend = this.ctx.spend;
     // A usage reported early (the prompt only, before the first token) and no final one: the output is estimated.
     const final = this.reported && (this.usage.output.total > 0 || this.outputChars === 0);
     const usage = withImageCount(final ? this.usage : this.estimate(), this.images);
     const cost = priceFor(this.endpoint, usage, this.finish ?? "error");
-    spend.addTurn(usage, cost);
+    this.ctx.bill.turnEnded(usage, cost, this.rawFinish ?? "aborted", this.status, this.errorType);
     this.ctx.deps.observer?.turn(this.ctx, this.endpoint, usage, cost, this.finish ?? "error");
-    spend.finish = this.rawFinish ?? "aborted";
-    spend.status = this.status;
-    if (this.errorType !== undefined) spend.errorType = this.errorType;
   }
 
   /** Usage of a stream that ended before the upstream reported it (see the top of this file). */

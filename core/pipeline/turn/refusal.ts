@@ -14,7 +14,7 @@ import type { Endpoint } from "../../routing/catalog.ts";
 import type { RequestContext } from "../context.ts";
 import type { AttemptOutcome, OpenedStream } from "./attempt.ts";
 import type { Failure } from "./final-error.ts";
-import { meterDiscarded, priceFor, withImageCount } from "./meter.ts";
+import { priceFor, withImageCount } from "./meter.ts";
 
 /** A refusal the client has not seen yet: a whole result that refused, or a stream whose first output is one. */
 export function refused(outcome: AttemptOutcome): boolean {
@@ -37,17 +37,14 @@ export async function settleRefusal(ctx: RequestContext, endpoint: Endpoint, out
   const { usage, finish } = outcome.kind === "response" ? { usage: outcome.response.usage, finish: outcome.response.finish.reason } : streamUsage(outcome.stream.buffered);
   const billed = outcome.kind === "response" ? withImageCount(usage, outcome.response.parts.filter((p) => p.type === "image").length) : usage;
   const cost = priceFor(endpoint, billed, finish);
-  if (cost.total > 0 && ctx.credit) {
-    let granted = false;
-    try {
-      granted = await ctx.credit.extend(cost.total);
-    } catch (err) {
-      // Fail closed: no further attempt without a hold that covers it.
-      ctx.deps.logger.error({ err, id: ctx.generationId }, "routing: credit hold could not be extended after a refusal; returning the refusal");
-    }
-    if (!granted) return false;
+  let paid = false;
+  try {
+    paid = await ctx.bill.payForDiscarded(billed, cost);
+  } catch (err) {
+    // Fail closed: no further attempt without a hold that covers it.
+    ctx.deps.logger.error({ err, id: ctx.generationId }, "routing: credit hold could not be extended after a refusal; returning the refusal");
   }
-  meterDiscarded(ctx, billed, cost);
+  if (!paid) return false;
   record(ctx, endpoint, outcome, failures);
   return true;
 }

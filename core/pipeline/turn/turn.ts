@@ -3,14 +3,13 @@
  * batch worker (through the pipeline), plugins and tests all come here. A turn routes its request (or reuses a
  * decision), calls the candidates with fallbacks, translates and meters, and resolves with an outcome or rejects
  * with a GatewayError. It is re-entrant: every active plugin's `around` hook wraps it and may call it zero, one or
- * several times, concurrently too; each call holds its own credit and is billed.
+ * several times, concurrently too; each call holds its own credit and is billed (on the request's bill).
  */
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { Turn, TurnOptions } from "../../registry/plugin.ts";
 import type { RequestContext } from "../context.ts";
 import { checkedOutcome, type Outcome } from "../outcome.ts";
 import type { ActivePlugin } from "../plugins/active.ts";
-import { holdForTurn } from "../stages/limits.ts";
 import { routeOf } from "./decision.ts";
 import { callWithFallbacks } from "./fallbacks.ts";
 import { routeTurn } from "./route.ts";
@@ -20,18 +19,6 @@ export function runTurn(ctx: RequestContext, request: CanonicalRequest, options?
   // No plugin wraps turns on most requests: no closures then.
   if (!ctx.plugins.some(wrapsTurns)) return modelTurn(ctx, request, options);
   return layer(ctx, ctx.plugins.filter(wrapsTurns), 0)(request, options);
-}
-
-/**
- * Counts the turn; true for the request's own first turn on the model its reservation was sized for. So a plugin's
- * sub-requests before it (a fusion panel, a judge) never take the request's own answer's credit: the answer's turn
- * cannot be refused for credit after they spent (README "Accounting, credits and rate limits").
- */
-function coveredByReservation(ctx: RequestContext, request: CanonicalRequest): boolean {
-  const spend = ctx.spend;
-  spend.turns++;
-  if (ctx.subRequest || spend.ownTurns++ > 0) return false;
-  return spend.reservedModel === undefined || spend.reservedModel === request.model;
 }
 
 function wrapsTurns(active: ActivePlugin): boolean {
@@ -49,9 +36,15 @@ function layer(ctx: RequestContext, wrapping: readonly ActivePlugin[], index: nu
     checkedOutcome(await active.plugin.hooks.around!(active.contextFor(request), options ? (next, own) => inner(next, own ?? options) : inner), source);
 }
 
-/** Routes (or reuses the decision), holds credit for any turn the reservation does not cover, then calls with fallbacks. */
+/**
+ * Holds credit for the turn unless a reservation covers it (the request's own turn on the model one was made for: so
+ * a plugin's sub-requests before it, a fusion panel or a judge, never take the answer's credit, and the answer's turn
+ * cannot be refused for credit after they spent; README "Accounting, credits and rate limits"), routes (or reuses the
+ * decision), then calls with fallbacks.
+ */
 async function modelTurn(ctx: RequestContext, request: CanonicalRequest, options?: TurnOptions): Promise<Outcome> {
-  if (!coveredByReservation(ctx, request)) await holdForTurn(ctx, request);
+  const holding = ctx.bill.turnStarts(request, ctx.subRequest === true);
+  if (holding) await holding;
   const reused = options?.route ? routeOf(options.route) : undefined;
   const route = reused ?? (await routeTurn(ctx, request));
   if (reused) {
@@ -60,6 +53,6 @@ async function modelTurn(ctx: RequestContext, request: CanonicalRequest, options
   }
   const outcome = await callWithFallbacks(ctx, { request, route });
   // Only a plugin can drop a turn's stream unread; without plugins the turn's stream is the request's reply.
-  if (outcome.kind === "stream" && ctx.plugins.length > 0) ctx.spend.handedOut(outcome);
+  if (outcome.kind === "stream" && ctx.plugins.length > 0) ctx.bill.handedOut(outcome);
   return outcome;
 }

@@ -67,7 +67,7 @@ function held() {
       },
     } as never,
   });
-  const ctx: HeldItemContext = { deps, runDeps: deps, discount: 0, workerId: "w", onStoreTrouble: () => void state.troubles++ };
+  const ctx: HeldItemContext = { deps, discount: 0, workerId: "w", onStoreTrouble: () => void state.troubles++ };
   const back = () => {
     state.up = true;
     state.recovered = true;

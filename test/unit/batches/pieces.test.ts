@@ -1,43 +1,36 @@
-/** The batch pieces on their own: discount (deps view), usage aggregation, result entries and error categories. */
+/** The batch pieces on their own: discount (the item's bill), usage aggregation, result entries and error categories. */
 import { describe, expect, test } from "bun:test";
-import { discounted, discountedCost, discountedDeps } from "../../../core/batches/discount.ts";
+import { Bill } from "../../../core/accounting/bill.ts";
+import { closeBill } from "../../../core/accounting/close-bill.ts";
 import { errorCategory, ITEM_ERRORS, resultEntry } from "../../../core/batches/results.ts";
 import { aggregateUsage, countEnded } from "../../../core/batches/usage.ts";
 import type { CreditLedger } from "../../../core/limits/credits.ts";
 import type { BatchItemRecord } from "../../../core/store/types/batches.ts";
-import { inferencePrincipal, testDeps } from "../pipeline/helpers.ts";
+import { canonicalRequest, inferencePrincipal, openBill, testContext, testDeps, usageOf } from "../pipeline/helpers.ts";
 
 const generation = { id: "gen-1", workspaceId: "ws", keyHash: "k", format: "chat", model: "m", providerId: "p", upstreamModel: "u", streamed: false, status: 200, finishReason: "stop", errorType: null, inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, cost: 0.000008, latencyMs: 1, firstTokenMs: null, createdAt: 1 };
 
 describe("discount", () => {
-  test("amounts and costs: total, input and output scaled; the upstream's own charge untouched", () => {
-    expect(discounted(0.000003, 0.5)).toBe(0.0000015);
-    expect(discountedCost({ total: 1, input: 0.4, output: 0.6, upstream: 0.9 }, 0.25)).toEqual({ total: 0.75, input: 0.3, output: 0.45, upstream: 0.9 });
-  });
-
-  test("the deps view records generations and commits credit holds at the discounted cost; the rest is the real objects", async () => {
+  // A batch item's bill is priced at 1 − discount (core/batches/execute.ts); the amounts are the bill's own (see
+  // test/unit/accounting/bill.test.ts). Here: the item's record and its key's credit hold.
+  test("an item's bill records its generation and commits its credit hold at the discounted cost; the hold is reserved at full price", async () => {
     const commits: number[] = [];
     let released = 0;
     const credits = {
-      reserve: async () => ({ granted: true as const, hold: { amount: 2, commit: async (cost: number) => void commits.push(cost), release: async () => void released++ } }),
-      marker: "real",
+      reserve: async () => ({ granted: true as const, hold: { amount: 2, extend: async () => true, commit: async (cost: number) => void commits.push(cost), release: async () => void released++ } }),
     } as unknown as CreditLedger;
     const deps = testDeps({ credits });
-    const view = discountedDeps(deps, 0.5);
-    view.ledger.record(generation);
-    expect(deps.ledger.records.map((g) => g.cost)).toEqual([0.000004]);
-    expect(view.ledger.pendingUsage("k")).toBe(0);
-    const reserved = await view.credits.reserve({ ...inferencePrincipal.record!, limit: 10 }, 2, "gen-1");
+    const ctx = testContext({ deps, bill: new Bill(1 - 0.5), request: canonicalRequest({ model: undefined }) });
+    const reserved = await deps.credits.reserve({ ...inferencePrincipal.record!, limit: 10 }, 2, ctx.generationId);
     if (!reserved.granted) throw new Error("expected a grant");
+    openBill(ctx, reserved.hold);
+    ctx.bill.turnEnded(usageOf(10, 5), { total: 1.2, input: 0.2, output: 1, upstream: null }, "stop", 200, undefined);
+    closeBill(ctx);
+    expect(deps.ledger.records.map((g) => g.cost)).toEqual([0.6]);
     expect(reserved.hold.amount).toBe(2);
-    await reserved.hold.commit(1.2);
-    await reserved.hold.release();
+    await Bun.sleep(0);
     expect(commits).toEqual([0.6]);
-    expect(released).toBe(1);
-    expect((view.credits as unknown as { marker: string }).marker).toBe("real");
-    expect(view.store).toBe(deps.store);
-    // No discount: the deps themselves.
-    expect(discountedDeps(deps, 0)).toBe(deps);
+    expect(released).toBe(0);
   });
 });
 

@@ -51,7 +51,7 @@ describe("generateImage", () => {
     const made = await generateImage(ctx, "service:image_generation", { prompt: "a fox", model: "acme/painter", size: "1024x1024" }, signal());
     expect(made).toEqual({ url: PNG, mediaType: "image/png", revisedPrompt: "r", model: "acme/painter", provider: "p1", cost: 0.04 });
     expect(adapter.calls.map((c) => [c.target.providerId, c.request])).toEqual([["p1", { prompt: "a fox", size: "1024x1024" }]]);
-    expect(ctx.spend.charges).toEqual([{ amount: 0.04, description: "image generation (acme/painter)", source: "service:image_generation" }]);
+    expect(ctx.bill.charges).toEqual([{ amount: 0.04, description: "image generation (acme/painter)", source: "service:image_generation" }]);
   });
 
   test("no model named: the first image model of the catalog", async () => {
@@ -66,7 +66,7 @@ describe("generateImage", () => {
     await expect(generateImage(ctx, "t", { prompt: "x" }, signal())).rejects.toThrow("no image model is configured");
     await expect(generateImage(ctx, "t", { prompt: "x", model: "acme/chat" }, signal())).rejects.toThrow('model "acme/chat" cannot make images');
     expect(adapter.calls).toEqual([]);
-    expect(ctx.spend.charges).toEqual([]);
+    expect(ctx.bill.charges).toEqual([]);
   });
 
   test("a failed call takes its charge back; a non-retryable failure tries no other endpoint", async () => {
@@ -74,7 +74,7 @@ describe("generateImage", () => {
     const ctx = contextWith([imageModel("acme/painter", 0.04), "p1", adapter], [imageModel("acme/painter", 0.04), "p2", adapter]);
     await expect(generateImage(ctx, "t", { prompt: "x" }, signal())).rejects.toThrow("refused");
     expect(adapter.calls).toHaveLength(1);
-    expect(ctx.spend.charges).toEqual([]);
+    expect(ctx.bill.charges).toEqual([]);
   });
 
   test("a retryable failure moves to the next endpoint, which is charged at its own price", async () => {
@@ -83,7 +83,7 @@ describe("generateImage", () => {
     const ctx = contextWith([imageModel("acme/painter", 0.04), "p1", adapter], [imageModel("acme/painter", 0.05), "p2", adapter]);
     const made = await generateImage(ctx, "t", { prompt: "x" }, signal());
     expect([made.provider, made.cost]).toEqual(["p2", 0.05]);
-    expect(ctx.spend.charges.map((c) => c.amount)).toEqual([0.05]);
+    expect(ctx.bill.charges.map((c) => c.amount)).toEqual([0.05]);
   });
 
   test("an adapter without an images API is asked for image output through a chat turn", async () => {
@@ -106,6 +106,6 @@ describe("generateImage", () => {
   test("a free image model charges nothing", async () => {
     const ctx = contextWith([imageModel("acme/free", 0), "p1", imagesAdapter(() => [{ url: PNG }])]);
     await generateImage(ctx, "t", { prompt: "x" }, signal());
-    expect(ctx.spend.charges).toEqual([]);
+    expect(ctx.bill.charges).toEqual([]);
   });
 });

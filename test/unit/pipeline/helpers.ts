@@ -19,7 +19,8 @@ import type { ProviderCall } from "../../../core/registry/provider.ts";
 import { Registry } from "../../../core/registry/registry.ts";
 import { Catalog, type Endpoint } from "../../../core/routing/catalog.ts";
 import { createRoutingRuntime } from "../../../core/routing/runtime.ts";
-import { CreditLedger } from "../../../core/limits/credits.ts";
+import { CreditLedger, type CreditHold } from "../../../core/limits/credits.ts";
+import { billTerms } from "../../../core/limits/turn-size.ts";
 import { createMemoryKv } from "../../../core/kv/memory.ts";
 import { limitsOf, routingOf } from "../../../core/config/routing-limits.ts";
 import type { GenerationRecord } from "../../../core/store/types.ts";
@@ -255,6 +256,11 @@ export function testContext(overrides: Partial<Omit<RequestContext, "deps">> & {
     ...overrides,
     deps,
   };
+}
+
+/** Puts `hold` on the context's bill, as the limits stage does for a key with a credit limit (sized for its model). */
+export function openBill(ctx: RequestContext, hold: CreditHold): void {
+  ctx.bill.open(billTerms(ctx.deps, ctx.principal?.record ?? inferencePrincipal.record!, ctx.request), [hold]);
 }
 
 /**

@@ -6,7 +6,7 @@ import { resolvePlugins } from "../../../../core/pipeline/plugins/active.ts";
 import { definePlugin } from "../../../../core/registry/define.ts";
 import { Registry } from "../../../../core/registry/registry.ts";
 import { Catalog } from "../../../../core/routing/catalog.ts";
-import { canonicalRequest, endpointOf, modelConfig, providerConfig, testContext, testDeps } from "../helpers.ts";
+import { canonicalRequest, endpointOf, modelConfig, openBill, providerConfig, testContext, testDeps } from "../helpers.ts";
 
 function ctxWithPlugin(catalog = new Catalog()) {
   const registry = new Registry();
@@ -20,29 +20,30 @@ function holdGranting(grant: boolean): CreditHold & { extended: number[] } {
 }
 
 describe("the hook context", () => {
-  test("charge() adds priced work to the request's spend (rounded USD), which accounting bills", async () => {
+  test("charge() adds priced work to the request's bill (rounded USD), which accounting bills", async () => {
     const ctx = ctxWithPlugin();
     const [active] = resolvePlugins(ctx);
     await active!.contextFor(ctx.request).charge(0.1 + 0.2, "two searches");
-    expect(ctx.spend.charges).toEqual([{ amount: 0.3, description: "two searches", source: `plugin "p"` }]);
-    expect(ctx.spend.isCompound()).toBe(true);
+    expect(ctx.bill.charges).toEqual([{ amount: 0.3, description: "two searches", source: `plugin "p"` }]);
+    expect(ctx.bill.compound).toBe(true);
   });
 
   test("on a key with a credit hold the amount is held first; when it does not fit, a 402 and nothing is added", async () => {
     const ctx = ctxWithPlugin();
     const [active] = resolvePlugins(ctx);
     const granted = holdGranting(true);
-    ctx.credit = granted;
+    openBill(ctx, granted);
     await active!.contextFor(ctx.request).charge(0.5, "search");
     expect(granted.extended).toEqual([0.5]);
 
     const refused = holdGranting(false);
-    ctx.credit = refused;
+    // A second hold beside it (a guardrail budget's) that refuses: the charge must fit every hold.
+    openBill(ctx, refused);
     const error = (await active!.contextFor(ctx.request).charge(2, "big job").catch((e: unknown) => e)) as GatewayError;
     expect(error).toBeInstanceOf(GatewayError);
     expect([error.status, error.type]).toEqual([402, "payment_required"]);
     expect(error.metadata).toMatchObject({ plugin: "p", amount: 2 });
-    expect(ctx.spend.charges.map((c) => c.amount)).toEqual([0.5]);
+    expect(ctx.bill.charges.map((c) => c.amount)).toEqual([0.5]);
   });
 
   test("a negative or non-finite amount is a programming error (TypeError), never billed", async () => {
@@ -51,7 +52,7 @@ describe("the hook context", () => {
     const hook = active!.contextFor(ctx.request);
     await expect(hook.charge(-1, "refund?")).rejects.toBeInstanceOf(TypeError);
     await expect(hook.charge(Number.NaN, "oops")).rejects.toBeInstanceOf(TypeError);
-    expect(ctx.spend.charges).toEqual([]);
+    expect(ctx.bill.charges).toEqual([]);
   });
 
   test("route() shows the turn's candidates as endpoint views (no credentials), without calling anything", async () => {

@@ -1,6 +1,6 @@
 /**
- * core/pipeline/stages/accounting.ts: settles what the request spent (the turns' metered usage and cost, plus plugin
- * charges) into one ledger record per request and the credit hold. A real turn meters its outcome
+ * core/pipeline/stages/accounting.ts: closes the request's bill (the turns' metered usage and cost, plus plugin
+ * charges) into one ledger record per request and commits its credit hold. A real turn meters its outcome
  * (core/pipeline/turn/meter.ts) before handing it on; the stub `next`s here do the same.
  */
 import { describe, expect, test } from "bun:test";
@@ -19,6 +19,7 @@ import {
   providerConfig,
   response,
   stubNext,
+  openBill,
   testContext,
   usageOf,
   type StreamEvent,
@@ -129,7 +130,7 @@ describe("accounting stage, non-streamed", () => {
     expect(ctx.log).toMatchObject({ tokens_in: 2, tokens_out: 2, cost: 5 });
   });
 
-  test("a response no turn metered gets the spend's cost (nothing spent: zero) and one record", async () => {
+  test("a response no turn metered gets the bill's cost (nothing spent: zero) and one record", async () => {
     const ctx = servedContext();
     const outcome = await accountingStage.run(ctx, stubNext());
     expect(outcome.kind === "response" && outcome.response.cost).toEqual({ total: 0, input: 0, output: 0, upstream: null });
@@ -141,8 +142,8 @@ describe("accounting stage, non-streamed", () => {
     const ctx = servedContext();
     const outcome = await accountingStage.run(
       ctx,
-      stubNext(() => {
-        ctx.spend.charges.push({ amount: 0.25, description: "web search", source: "web" });
+      stubNext(async () => {
+        await ctx.bill.charge({ plugin: "web" }, 0.25, "web search");
         return turnResponse(ctx, response({ usage: usageOf(4, 3) }));
       }),
     );
@@ -155,7 +156,9 @@ describe("accounting stage, non-streamed", () => {
     const outcome = await accountingStage.run(
       ctx,
       stubNext(() => {
-        ctx.spend.turns = 2;
+        // Two turns started (an agent loop's), each metered as it ends.
+        ctx.bill.turnStarts(ctx.request, false);
+        ctx.bill.turnStarts(ctx.request, false);
         turnResponse(ctx, response({ usage: usageOf(2, 1), finish: { reason: "tool_calls" } }));
         return turnResponse(ctx, response({ usage: usageOf(4, 3), finish: { reason: "stop", raw: "end_turn" } }));
       }),
@@ -264,7 +267,7 @@ describe("accounting stage, streamed", () => {
 
   test("with plugin charges, the stream's usage event shows the whole bill and the record has it", async () => {
     const ctx = servedContext(true);
-    ctx.spend.charges.push({ amount: 0.5, description: "moderation", source: "mod" });
+    await ctx.bill.charge({ plugin: "mod" }, 0.5, "moderation");
     const events = await runStream(ctx, streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]));
     const seen = await drain(events);
     expect(seen[0]).toMatchObject({ type: "usage", cost: { total: 3.5, input: 1, output: 2 } });
@@ -290,7 +293,7 @@ describe("accounting stage, settlement", () => {
   test("the credit reservation is committed with the actual cost", async () => {
     const ctx = servedContext();
     const { hold, settled } = recordingHold();
-    ctx.credit = hold;
+    openBill(ctx, hold);
     await accountingStage.run(ctx, stubNext(() => turnResponse(ctx, response({ usage: usageOf(4, 3) }))));
     expect(settled).toEqual([["commit", 8]]);
   });
@@ -298,7 +301,7 @@ describe("accounting stage, settlement", () => {
   test("a stream commits once, when it ends, with what it used", async () => {
     const ctx = servedContext(true);
     const { hold, settled } = recordingHold();
-    ctx.credit = hold;
+    openBill(ctx, hold);
     const outcome = await accountingStage.run(
       ctx,
       stubNext(() => turnStream(ctx, streamOf([{ type: "usage", usage: usageOf(2, 1) }, { type: "finish", finish: { reason: "stop" } }]))),
@@ -311,7 +314,7 @@ describe("accounting stage, settlement", () => {
   test("a later stage failing after the upstream answered: the output is still billed, the error is rethrown", async () => {
     const ctx = servedContext();
     const { hold, settled } = recordingHold();
-    ctx.credit = hold;
+    openBill(ctx, hold);
     const failure = new GatewayError("server", "post-plugin broke");
     const next = async () => {
       turnResponse(ctx, response({ usage: usageOf(4, 3) }));

@@ -20,6 +20,7 @@ import {
   fakeAdapter,
   inferencePrincipal,
   modelConfig,
+  openBill,
   providerConfig,
   response,
   stubNext,
@@ -54,7 +55,7 @@ describe("agent-loop stage", () => {
     expect(outcome.kind === "response" && [outcome.response.id, outcome.response.cost?.total]).toEqual(["gen-test", 8]);
     expect(ctx.served?.provider.id).toBe("p0");
     expect(ctx.candidates.map((c) => c.provider.id)).toEqual(["p0"]);
-    expect([ctx.spend.turns, ctx.spend.settledTurns, ctx.spend.cost.total]).toEqual([1, 1, 8]);
+    expect([ctx.bill.turns, ctx.bill.finishedTurns, ctx.bill.turnCost.total]).toEqual([1, 1, 8]);
   });
 
   test("the turn's failure propagates as it is", async () => {
@@ -99,12 +100,12 @@ describe("agent-loop stage", () => {
     };
     const adapter = fakeAdapter({ generate: async () => response({ usage: usageOf(4, 3) }) });
     const ctx = setup(adapter, twice);
-    ctx.credit = hold;
     ctx.principal = { ...inferencePrincipal, record: { ...inferencePrincipal.record!, limit: 100, limitReset: "daily" } };
+    openBill(ctx, hold);
     const outcome = await run(ctx);
     expect(adapter.calls).toHaveLength(2);
-    expect([ctx.spend.turns, ctx.spend.settledTurns, ctx.spend.cost.total, ctx.spend.usage.output.total]).toEqual([2, 2, 16, 6]);
-    expect(ctx.spend.isCompound()).toBe(true);
+    expect([ctx.bill.turns, ctx.bill.finishedTurns, ctx.bill.turnCost.total, ctx.bill.usage.output.total]).toEqual([2, 2, 16, 6]);
+    expect(ctx.bill.compound).toBe(true);
     // The second turn's worst case: its prompt and the 10 output tokens it allows.
     expect(extended).toHaveLength(1);
     expect(extended[0]).toBeGreaterThan(10 * 2);
@@ -188,7 +189,7 @@ describe("agent-loop stage", () => {
     if (outcome.kind !== "stream") throw new Error("expected a stream");
     for await (const _ of outcome.events);
     expect(closed).toEqual([true, true]);
-    expect(ctx.spend.settledTurns).toBe(2);
+    expect(ctx.bill.finishedTurns).toBe(2);
     // The ledger has the request's own ending, not the dropped turn's "aborted"; the dropped turn produced "x"
     // before its usage was reported, so its output is estimated (1 token) and billed with the read turn's 3.
     expect(ctx.deps.ledger.records.map((r) => [r.finishReason, r.status, r.outputTokens])).toEqual([["stop", 200, 4]]);

@@ -6,7 +6,8 @@ import type { Kv } from "../../../../core/kv/kv.ts";
 import { createMemoryKv } from "../../../../core/kv/memory.ts";
 import { CreditLedger } from "../../../../core/limits/credits.ts";
 import { responseOutcome, streamOutcome } from "../../../../core/pipeline/outcome.ts";
-import { holdForTurn, limitsStage } from "../../../../core/pipeline/stages/limits.ts";
+import { closeBill } from "../../../../core/accounting/close-bill.ts";
+import { limitsStage } from "../../../../core/pipeline/stages/limits.ts";
 import { Catalog } from "../../../../core/routing/catalog.ts";
 import type { ApiKeyRecord, Store } from "../../../../core/store/types.ts";
 import {
@@ -55,7 +56,7 @@ describe("limits stage", () => {
     const next = stubNext();
     await limitsStage.run(ctx, next);
     expect(next.calls).toBe(1);
-    expect(ctx.credit).toBeUndefined();
+    expect(ctx.bill.held).toBeUndefined();
   });
 
   test("a limit: the worst case is reserved before next() and released on the way out", async () => {
@@ -63,7 +64,7 @@ describe("limits stage", () => {
     const ctx = ctxFor(deps, { limit: 1, limitReset: "daily" });
     let heldDuring = 0;
     await limitsStage.run(ctx, async () => {
-      heldDuring = ctx.credit!.amount;
+      heldDuring = ctx.bill.held!;
       // A second request that needs more than what is left is refused while this one holds its reservation.
       const other = ctxFor(deps, { limit: 1, limitReset: "daily" }, canonicalRequest({ model: "acme/a", maxTokens: 99_950 }));
       const error = (await limitsStage.run(other, stubNext()).catch((e: unknown) => e)) as GatewayError;
@@ -83,7 +84,7 @@ describe("limits stage", () => {
     await limitsStage.run(ctx, async () => streamOutcome(replay([])));
     const other = ctxFor(deps, { limit: 0.002, limitReset: "daily" });
     expect(((await limitsStage.run(other, stubNext()).catch((e: unknown) => e)) as GatewayError).status).toBe(402);
-    await ctx.credit!.commit(0);
+    await closeBill(ctx);
     await limitsStage.run(other, stubNext());
   });
 
@@ -134,7 +135,7 @@ describe("limits stage", () => {
   });
 });
 
-describe("holdForTurn (a later turn of the same request)", () => {
+describe("a later turn of the same request holds its own worst case (Bill.holdTurn, on the bill the limits stage opened)", () => {
   // One turn of the default request: (2 + 2 * 8) prompt tokens and 100 output tokens.
   const perTurn = (2 + 2 * 8) * 1e-6 + 100 * 1e-5;
 
@@ -142,9 +143,9 @@ describe("holdForTurn (a later turn of the same request)", () => {
     const deps = depsWith(createMemoryKv());
     const ctx = ctxFor(deps, { limit: 1, limitReset: "daily" });
     await limitsStage.run(ctx, async () => {
-      const first = ctx.credit!.amount;
-      await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 }));
-      expect(ctx.credit!.amount).toBeCloseTo(first + perTurn, 12);
+      const first = ctx.bill.held!;
+      await ctx.bill.holdTurn(canonicalRequest({ model: "acme/a", maxTokens: 100 }));
+      expect(ctx.bill.held).toBeCloseTo(first + perTurn, 12);
       return responseOutcome(response());
     });
   });
@@ -153,12 +154,12 @@ describe("holdForTurn (a later turn of the same request)", () => {
     const deps = depsWith(createMemoryKv());
     const ctx = ctxFor(deps, { limit: perTurn * 1.5, limitReset: "daily" });
     await limitsStage.run(ctx, async () => {
-      const held = ctx.credit!.amount;
-      const error = (await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 })).catch((e: unknown) => e)) as GatewayError;
+      const held = ctx.bill.held;
+      const error = (await ctx.bill.holdTurn(canonicalRequest({ model: "acme/a", maxTokens: 100 })).catch((e: unknown) => e)) as GatewayError;
       expect([error.status, error.type]).toEqual([402, "payment_required"]);
       expect(error.message).toContain("another model turn");
       expect(error.metadata).toMatchObject({ limit: perTurn * 1.5, limit_reset: "daily", requested_tokens: 100 });
-      expect(ctx.credit!.amount).toBe(held);
+      expect(ctx.bill.held).toBe(held);
       return responseOutcome(response());
     });
   });
@@ -168,7 +169,7 @@ describe("holdForTurn (a later turn of the same request)", () => {
     const ctx = ctxFor(deps, { limit: 10, limitReset: null });
     await limitsStage.run(ctx, async () => {
       const later = canonicalRequest({ model: "acme/u" });
-      await holdForTurn(ctx, later);
+      await ctx.bill.holdTurn(later);
       expect(later.maxTokens).toBe(DEFAULT_LIMITS.defaultMaxOutputTokens);
       expect(later.warnings.map((w) => w.field)).toEqual(["max_tokens"]);
       return responseOutcome(response());
@@ -177,8 +178,8 @@ describe("holdForTurn (a later turn of the same request)", () => {
 
   test("no hold (a key without a limit): nothing to extend", async () => {
     const ctx = ctxFor(depsWith(createMemoryKv()), {});
-    await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 }));
-    expect(ctx.credit).toBeUndefined();
+    await ctx.bill.holdTurn(canonicalRequest({ model: "acme/a", maxTokens: 100 }));
+    expect(ctx.bill.held).toBeUndefined();
   });
 
   test("kv unreachable while extending: fails closed with 503", async () => {
@@ -187,7 +188,7 @@ describe("holdForTurn (a later turn of the same request)", () => {
     const ctx = ctxFor(deps, { limit: 1, limitReset: "daily" });
     await limitsStage.run(ctx, async () => {
       kv.reserve = () => Promise.reject(new Error("ECONNREFUSED"));
-      const error = (await holdForTurn(ctx, canonicalRequest({ model: "acme/a", maxTokens: 100 })).catch((e: unknown) => e)) as GatewayError;
+      const error = (await ctx.bill.holdTurn(canonicalRequest({ model: "acme/a", maxTokens: 100 })).catch((e: unknown) => e)) as GatewayError;
       expect([error.status, error.retryAfter]).toEqual([503, 1]);
       expect(deps.logger.calls.some((c) => c.level === "error" && c.msg?.includes("failing closed"))).toBe(true);
       return responseOutcome(response());

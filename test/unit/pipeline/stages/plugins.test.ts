@@ -124,7 +124,7 @@ describe("plugins stage: pre hooks", () => {
     const ctx = ctxWith(registry, [{ id: "h" }]);
     await pluginsStage.run(ctx, stubNext());
     expect(hookCtx?.helpers).toBe(ctx.deps.helpers);
-    expect(Object.keys(hookCtx ?? {}).sort()).toEqual(["catalog", "charge", "complete", "explicit", "fetch", "helpers", "options", "report", "request", "route", "runTool", "signal", "state", "workspace"]);
+    expect(Object.keys(hookCtx ?? {}).sort()).toEqual(["catalog", "charge", "complete", "explicit", "fetch", "helpers", "options", "report", "request", "reserveTurn", "route", "runTool", "signal", "state", "workspace"]);
     // Nothing in it is (or leads to) the request context or the deps.
     for (const value of Object.values(hookCtx ?? {})) {
       expect(value).not.toBe(ctx);

@@ -341,7 +341,7 @@ describe("streamed", () => {
     // The turn is metered at the endpoint that served it: the usage event carries its cost.
     const cost = { total: 0.000005, input: 0.000003, output: 0.000002, upstream: null };
     expect(out.slice(1)).toEqual(textStream.slice(1).map((e) => (e.type === "usage" ? { ...e, cost } : e)));
-    expect(ctx.spend.cost).toEqual(cost);
+    expect(ctx.bill.turnCost).toEqual(cost);
   });
 
   test("with debug.echo_upstream_body the first event is the body the adapter sent upstream", async () => {
@@ -439,7 +439,7 @@ describe("streamed", () => {
     await iterator.return?.();
     await Bun.sleep(0); // the upstream is released off the client's path
     expect(upstream.closed).toBe(true);
-    expect([ctx.spend.settledTurns, ctx.spend.usage.output.total, ctx.spend.finish]).toEqual([1, 1, "aborted"]);
+    expect([ctx.bill.finishedTurns, ctx.bill.usage.output.total, ctx.bill.ending.finish]).toEqual([1, 1, "aborted"]);
     // Endpoint health and statistics are not blamed for the client going away.
     expect(ctx.deps.routing.health.stateOf(profileOf(ctx.candidates[0]!).key)).toBe("closed");
   });
@@ -454,7 +454,7 @@ describe("streamed", () => {
     expect(upstream.adapter.calls[0]!.signal.aborted).toBe(true);
     expect(upstream.closed).toBe(true);
     // The events read before the first output (start, text-start, text-delta) are what it had sent.
-    expect([ctx.spend.settledTurns, ctx.spend.finish, ctx.firstTokenMs !== undefined]).toEqual([1, "aborted", true]);
+    expect([ctx.bill.finishedTurns, ctx.bill.ending.finish, ctx.firstTokenMs !== undefined]).toEqual([1, "aborted", true]);
     expect(await drain(outcome.events)).toEqual([]);
     expect(ctx.deps.routing.health.stateOf(profileOf(ctx.candidates[0]!).key)).toBe("closed");
   });
@@ -468,7 +468,7 @@ describe("streamed", () => {
     gate.resolve();
     await Bun.sleep(10);
     expect(upstream.closed).toBe(true);
-    expect(ctx.spend.settledTurns).toBe(1);
+    expect(ctx.bill.finishedTurns).toBe(1);
   });
 
   test("a slow reader is not an idle upstream: pauses between pulls do not trip the idle timeout", async () => {
@@ -533,7 +533,7 @@ describe("the turn's outcome", () => {
     // modelB's default prices: 1e-6 per prompt token, 2e-6 per completion token.
     const cost = { total: 0.000005, input: 0.000003, output: 0.000002, upstream: null };
     expect(responseOf(outcome).cost).toEqual(cost);
-    expect([ctx.spend.settledTurns, ctx.spend.cost, ctx.spend.usage.input.total, ctx.spend.finish, ctx.spend.status]).toEqual([1, cost, 3, "stop", 200]);
+    expect([ctx.bill.finishedTurns, ctx.bill.turnCost, ctx.bill.usage.input.total, ctx.bill.ending.finish, ctx.bill.ending.status]).toEqual([1, cost, 3, "stop", 200]);
   });
 
   test("a stream still walking at the keep-alive point is handed on at once; its events follow when an endpoint serves", async () => {
@@ -548,8 +548,8 @@ describe("the turn's outcome", () => {
     const out = await eventsOf(outcome);
     expect(out.map((e) => e.type)).toEqual(textStream.map((e) => e.type));
     expect(ctx.served).toBe(ctx.candidates[1]);
-    // The walk's own stream was metered: the turn is in the spend once it ended.
-    expect([ctx.spend.settledTurns, ctx.spend.usage.output.total]).toEqual([1, 1]);
+    // The walk's own stream was metered: the turn is on the bill once it ended.
+    expect([ctx.bill.finishedTurns, ctx.bill.usage.output.total]).toEqual([1, 1]);
   });
 
   test("a walk that fails after the keep-alive point ends the stream with an in-band error, recorded as the turn's ending", async () => {
@@ -561,6 +561,6 @@ describe("the turn's outcome", () => {
     expect(out).toHaveLength(1);
     const only = out[0] as Extract<StreamEvent, { type: "error" }>;
     expect([only.type, only.error.type, only.error.status]).toEqual(["error", "context_length_exceeded", 400]);
-    expect([ctx.spend.finish, ctx.spend.status, ctx.spend.errorType]).toEqual(["error", 400, "context_length_exceeded"]);
+    expect([ctx.bill.ending.finish, ctx.bill.ending.status, ctx.bill.ending.errorType]).toEqual(["error", 400, "context_length_exceeded"]);
   });
 });

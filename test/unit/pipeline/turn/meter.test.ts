@@ -1,4 +1,4 @@
-/** core/pipeline/turn/meter.ts: one turn priced at the endpoint that served it and added to the request's spend once. */
+/** core/pipeline/turn/meter.ts: one turn priced at the endpoint that served it and added to the request's bill once. */
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
 import { streamOutcome, type StreamOutcome } from "../../../../core/pipeline/outcome.ts";
@@ -27,8 +27,8 @@ describe("meterResponse", () => {
     const res = response({ usage: usageOf(4, 3), finish: { reason: "length", raw: "max_tokens" } });
     meterResponse(ctx, endpoint, res);
     expect(res.cost).toEqual({ total: 8, input: 2, output: 6, upstream: null });
-    expect([ctx.spend.settledTurns, ctx.spend.cost.total, ctx.spend.usage.output.total]).toEqual([1, 8, 3]);
-    expect([ctx.spend.finish, ctx.spend.status, ctx.spend.errorType]).toEqual(["max_tokens", 200, undefined]);
+    expect([ctx.bill.finishedTurns, ctx.bill.turnCost.total, ctx.bill.usage.output.total]).toEqual([1, 8, 3]);
+    expect([ctx.bill.ending.finish, ctx.bill.ending.status, ctx.bill.ending.errorType]).toEqual(["max_tokens", 200, undefined]);
   });
 
   test("an error response with no output costs nothing and records its status and type", () => {
@@ -36,14 +36,14 @@ describe("meterResponse", () => {
     const res = response({ usage: usageOf(10, 0), finish: { reason: "error" }, error: { type: "provider_unavailable", message: "down", status: 502 } });
     meterResponse(ctx, endpoint, res);
     expect(res.cost?.total).toBe(0);
-    expect([ctx.spend.finish, ctx.spend.status, ctx.spend.errorType, ctx.spend.usage.input.total]).toEqual(["error", 502, "provider_unavailable", 10]);
+    expect([ctx.bill.ending.finish, ctx.bill.ending.status, ctx.bill.ending.errorType, ctx.bill.usage.input.total]).toEqual(["error", 502, "provider_unavailable", 10]);
   });
 
-  test("each metered turn adds to the same spend", () => {
+  test("each metered turn adds to the same bill", () => {
     const ctx = testContext();
     meterResponse(ctx, endpoint, response({ usage: usageOf(4, 3) }));
     meterResponse(ctx, endpoint, response({ usage: usageOf(2, 1) }));
-    expect([ctx.spend.settledTurns, ctx.spend.cost.total, ctx.spend.usage.input.total]).toEqual([2, 11, 6]);
+    expect([ctx.bill.finishedTurns, ctx.bill.turnCost.total, ctx.bill.usage.input.total]).toEqual([2, 11, 6]);
   });
 });
 
@@ -62,10 +62,10 @@ describe("meterStream", () => {
     await iterator.next();
     const usage = await iterator.next();
     expect(usage.value).toEqual({ type: "usage", usage: usageOf(4, 1), cost: { total: 4, input: 2, output: 2, upstream: null } });
-    expect(ctx.spend.settledTurns).toBe(0);
+    expect(ctx.bill.finishedTurns).toBe(0);
     await iterator.next();
     expect((await iterator.next()).done).toBe(true);
-    expect([ctx.spend.settledTurns, ctx.spend.cost.total, ctx.spend.finish, ctx.spend.status]).toEqual([1, 4, "end_turn", 200]);
+    expect([ctx.bill.finishedTurns, ctx.bill.turnCost.total, ctx.bill.ending.finish, ctx.bill.ending.status]).toEqual([1, 4, "end_turn", 200]);
   });
 
   test("the first output event sets the time to first token, once", async () => {
@@ -103,7 +103,7 @@ describe("meterStream", () => {
     await iterator.next();
     await iterator.return?.();
     await iterator.return?.();
-    expect([ctx.spend.settledTurns, ctx.spend.cost.total, ctx.spend.usage.output.total, ctx.spend.finish, ctx.spend.status]).toEqual([1, 3, 1, "aborted", 200]);
+    expect([ctx.bill.finishedTurns, ctx.bill.turnCost.total, ctx.bill.usage.output.total, ctx.bill.ending.finish, ctx.bill.ending.status]).toEqual([1, 3, 1, "aborted", 200]);
     expect(ended).toBe(1);
   });
 
@@ -124,7 +124,7 @@ describe("meterStream", () => {
     await iterator.next();
     await iterator.return?.();
     // The upstream's own prompt count is kept; the 8 characters seen are about 2 tokens.
-    expect([ctx.spend.usage.input.total, ctx.spend.usage.output.total, ctx.spend.finish]).toEqual([40, 2, "aborted"]);
+    expect([ctx.bill.usage.input.total, ctx.bill.usage.output.total, ctx.bill.ending.finish]).toEqual([40, 2, "aborted"]);
   });
 
   test("an in-band error event records the turn's status and error type; no output, no charge", async () => {
@@ -138,7 +138,7 @@ describe("meterStream", () => {
     );
     const events = await drain(outcome.events);
     expect(events.map((e) => e.type)).toEqual(["usage", "error"]);
-    expect([ctx.spend.finish, ctx.spend.status, ctx.spend.errorType, ctx.spend.cost.total, ctx.spend.usage.input.total]).toEqual(["error", 529, "provider_overloaded", 0, 3]);
+    expect([ctx.bill.ending.finish, ctx.bill.ending.status, ctx.bill.ending.errorType, ctx.bill.turnCost.total, ctx.bill.usage.input.total]).toEqual(["error", 529, "provider_overloaded", 0, 3]);
   });
 
   test("an error after output still bills the output", async () => {
@@ -152,7 +152,7 @@ describe("meterStream", () => {
       ]),
     );
     await drain(outcome.events);
-    expect([ctx.spend.finish, ctx.spend.status, ctx.spend.errorType, ctx.spend.cost.total]).toEqual(["error", 524, "timeout", 3]);
+    expect([ctx.bill.ending.finish, ctx.bill.ending.status, ctx.bill.ending.errorType, ctx.bill.turnCost.total]).toEqual(["error", 524, "timeout", 3]);
   });
 
   test("a source that throws is recorded as the turn's failure, and the error propagates", async () => {
@@ -165,7 +165,7 @@ describe("meterStream", () => {
       })(),
     );
     await expect(drain(outcome.events)).rejects.toThrow("upstream went quiet");
-    expect([ctx.spend.settledTurns, ctx.spend.finish, ctx.spend.status, ctx.spend.errorType]).toEqual([1, "error", 524, "timeout"]);
+    expect([ctx.bill.finishedTurns, ctx.bill.ending.finish, ctx.bill.ending.status, ctx.bill.ending.errorType]).toEqual([1, "error", 524, "timeout"]);
   });
 
   test("an unexpected throw is recorded as a 500 server error", async () => {
@@ -177,7 +177,7 @@ describe("meterStream", () => {
       })(),
     );
     await expect(drain(outcome.events)).rejects.toThrow("adapter bug");
-    expect([ctx.spend.status, ctx.spend.errorType]).toEqual([500, "server"]);
+    expect([ctx.bill.ending.status, ctx.bill.ending.errorType]).toEqual([500, "server"]);
   });
 
   test("a stream's observers must be attached before it is read", async () => {
