@@ -231,12 +231,14 @@ for (const { name, usable, make } of backends) {
         name === "just-bash"
           ? "a=$(printf '%01000d' 0); for i in $(seq 1 10000); do echo \"$a\"; done"
           : "head -c 10000000 /dev/zero | tr '\\0' 0";
-      const result = await run(command, 10_000);
+      // A generous deadline: the simulated shell writes 10 MB in ~2 s on an idle machine, several times that under load,
+      // and a command stopped by its deadline before reaching the cap would not show the cap at work.
+      const result = await run(command, 60_000);
       expect(result.truncated).toBe(true);
       expect(Buffer.byteLength(result.stdout)).toBeLessThanOrEqual(OUTPUT_CAP);
       expect(result.stdout.startsWith("0000")).toBe(true);
       await expectAlive();
-    }, 20_000);
+    }, 90_000);
 
     test("while a script builds a 32 MB string and spins, the gateway's event loop answers another request", async () => {
       let scriptEnded = false;
