@@ -4,7 +4,8 @@
  * Bedrock API key, the SDK reads the fake's answers (text, tool use, reasoning, usage with cache counters, the event
  * stream) as it reads Bedrock's, an exception frame in the middle of a stream surfaces as the SDK's own
  * ThrottlingException, an error reply as the SDK's typed exception, and a wrong secret, an expired session or a
- * signature for another region is refused as AWS refuses them. So the fake cannot drift from the real wire.
+ * signature for another region is refused as AWS refuses them. The translation matrix's Bedrock fixtures
+ * (test/fixtures/wire/bedrock/) go through the SDK too. So the fake cannot drift from the real wire.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import {
@@ -17,6 +18,7 @@ import {
   type ConverseStreamOutput,
 } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { fixture, type FixtureName } from "../../support/fake-upstream/fixtures.ts";
 import { API_KEY, EXPIRED_KEY, REGION, SESSION_KEY, STATIC_KEY, type AccessKey } from "../../support/fake-bedrock/identities.ts";
 import { startFakeBedrock, type FakeBedrock } from "../../support/fake-bedrock/server.ts";
 
@@ -177,5 +179,32 @@ describe("what the fake refuses, as AWS does", () => {
   test("a wrong API key: 403", async () => {
     const bearer = new BedrockRuntimeClient({ region: REGION, endpoint: fake.origin, token: { token: "ABSK-wrong" }, authSchemePreference: ["httpBearerAuth"], maxAttempts: 1, requestHandler: http1() });
     expect((await refused(bearer)).status).toBe(403);
+  });
+});
+
+describe("the matrix's Bedrock fixtures read by the SDK", () => {
+  const names: FixtureName[] = ["text", "tool-call", "parallel-tool-calls", "thinking", "max-tokens", "refusal"];
+  for (const name of names) {
+    test(`${name}: the Converse reply and the stream`, async () => {
+      const f = fixture("bedrock", name);
+      fake.enqueue({ kind: "converse", body: f.json });
+      const whole = await client().send(new ConverseCommand(question));
+      expect(whole.stopReason as string).toBe((f.json as { stopReason: string }).stopReason);
+      expect(whole.output?.message?.content?.length).toBeGreaterThan(0);
+      fake.enqueue({ kind: "stream", frames: f.sse });
+      const events = await drain((await client().send(new ConverseStreamCommand(question))).stream);
+      expect(events).toHaveLength(f.sse.length);
+      expect(events.at(-1)?.metadata?.usage?.outputTokens).toBe(whole.usage?.outputTokens as number);
+    });
+  }
+
+  test("error: the reply is the SDK's ThrottlingException, the stream ends in its ModelStreamErrorException", async () => {
+    const f = fixture("bedrock", "error");
+    const http = f.http as { body: { message: string } };
+    fake.enqueue({ kind: "error", type: "ThrottlingException", message: http.body.message });
+    expect(await client().send(new ConverseCommand(question)).catch((e: unknown) => e)).toBeInstanceOf(ThrottlingException);
+    fake.enqueue({ kind: "stream", frames: f.sse });
+    const out = await client().send(new ConverseStreamCommand(question));
+    expect(await drain(out.stream).catch((e: unknown) => e)).toBeInstanceOf(ModelStreamErrorException);
   });
 });
