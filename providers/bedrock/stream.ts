@@ -154,6 +154,8 @@ export async function* converseStreamToEvents(
   call: ProviderCall,
   endpoint: BedrockEndpoint,
   requestId: string | null,
+  /** Takes the call's secrets out of an exception's payload before it becomes an error. */
+  redact: (payload: unknown) => unknown = (payload) => payload,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const state = new ConverseStreamState(call, endpoint, requestId);
   let stopped = false;
@@ -161,11 +163,11 @@ export async function* converseStreamToEvents(
     for await (const message of messages) {
       if (!state.started) yield state.start();
       if (message.messageType === "exception") {
-        yield { type: "error", error: streamExceptionError(message.name, message.payload, call.helpers.error) };
+        yield { type: "error", error: streamExceptionError(message.name, redact(message.payload), call.helpers.error) };
         return;
       }
       if (message.messageType === "error") {
-        yield { type: "error", error: bedrockError(message.name || undefined, 502, message.payload, new Headers(), call.helpers.error) };
+        yield { type: "error", error: bedrockError(message.name || undefined, 502, redact(message.payload), new Headers(), call.helpers.error) };
         return;
       }
       if (!isPlainObject(message.payload)) {
