@@ -26,9 +26,19 @@ beforeAll(async () => {
   gw = await startTestGateway({
     file: {
       providers: [
-        { id: "aws", adapter: "bedrock", region: REGION, base_url: fake.origin, credentials, models: [{ id: "aws/claude-sonnet", upstream_model: PROFILE, pricing }] },
-        // A second endpoint of another model, for the throttling fallback.
-        { id: "aws-west", adapter: "bedrock", region: REGION, base_url: fake.origin, credentials, models: [{ id: "aws/claude-haiku", upstream_model: "anthropic.claude-haiku-4-5-20251001-v1:0", pricing }] },
+        { id: "aws", adapter: "bedrock", region: REGION, base_url: fake.origin, credentials, models: [{ id: "aws/claude-sonnet", upstream_model: PROFILE, pricing, input_modalities: ["text", "image", "file"] }] },
+        // A second endpoint of another model, for the throttling fallback; and an earlier Claude (no native structured outputs).
+        {
+          id: "aws-west",
+          adapter: "bedrock",
+          region: REGION,
+          base_url: fake.origin,
+          credentials,
+          models: [
+            { id: "aws/claude-haiku", upstream_model: "anthropic.claude-haiku-4-5-20251001-v1:0", pricing },
+            { id: "aws/claude-3-5", upstream_model: "anthropic.claude-3-5-sonnet-20240620-v1:0", pricing },
+          ],
+        },
       ],
       routing: { max_retries: 0, breaker: { failure_threshold: 1_000_000 } },
     },
@@ -197,5 +207,78 @@ describe("@openrouter/sdk", () => {
     fake.enqueue({ kind: "stream", frames: streamed });
     const chunks = await chatChunks(sdk, { model: "aws/claude-sonnet", messages: [{ role: "user", content: question }] });
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("")).toBe("The capital of France is Paris.");
+  });
+});
+
+describe("structured output and media through the clients", () => {
+  const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false };
+  const format = { type: "json_schema" as const, json_schema: { name: "capital", schema, strict: true } };
+
+  test("Claude 4.5: Converse's own outputConfig, the schema as a JSON string", async () => {
+    fake.enqueue({ kind: "converse", body: { ...answer, output: { message: { role: "assistant", content: [{ text: '{"city":"Paris"}' }] } } } });
+    const completion = await openai.chat.completions.create({ model: "aws/claude-sonnet", messages: [{ role: "user", content: question }], response_format: format });
+    expect(JSON.parse(completion.choices[0]?.message.content ?? "")).toEqual({ city: "Paris" });
+    expect(fake.last().body.outputConfig).toEqual({ textFormat: { type: "json_schema", structure: { jsonSchema: { schema: JSON.stringify(schema), name: "capital" } } } });
+    expect(fake.last().body.toolConfig).toBeUndefined();
+  });
+
+  test("an earlier Claude: a forced tool, whose input comes back as the answer's text, streamed too", async () => {
+    const toolAnswer = { output: { message: { role: "assistant", content: [{ toolUse: { toolUseId: "tooluse_j1", name: "json_answer", input: { city: "Paris" } } }] } }, stopReason: "tool_use", usage: answer.usage };
+    fake.enqueue({ kind: "converse", body: toolAnswer });
+    const completion = await openai.chat.completions.create({ model: "aws/claude-3-5", messages: [{ role: "user", content: question }], response_format: format });
+    expect(JSON.parse(completion.choices[0]?.message.content ?? "")).toEqual({ city: "Paris" });
+    expect(completion.choices[0]?.finish_reason).toBe("stop");
+    expect(completion.choices[0]?.message.tool_calls ?? []).toEqual([]);
+    const sent = fake.last().body.toolConfig as { tools: Array<{ toolSpec: { name: string; inputSchema: unknown } }>; toolChoice: unknown };
+    expect(sent.tools.map((t) => t.toolSpec.name)).toEqual(["json_answer"]);
+    expect(sent.tools[0]?.toolSpec.inputSchema).toEqual({ json: schema });
+    expect(sent.toolChoice).toEqual({ tool: { name: "json_answer" } });
+
+    fake.enqueue({
+      kind: "stream",
+      frames: [
+        streamed[0]!,
+        { event: "contentBlockStart", data: { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tooluse_j2", name: "json_answer" } } } },
+        { event: "contentBlockDelta", data: { contentBlockIndex: 0, delta: { toolUse: { input: '{"city":' } } } },
+        { event: "contentBlockDelta", data: { contentBlockIndex: 0, delta: { toolUse: { input: '"Paris"}' } } } },
+        { event: "contentBlockStop", data: { contentBlockIndex: 0 } },
+        { event: "messageStop", data: { stopReason: "tool_use" } },
+        { event: "metadata", data: { usage: answer.usage, metrics: { latencyMs: 1 } } },
+      ],
+    });
+    const stream = await openai.chat.completions.create({ model: "aws/claude-3-5", messages: [{ role: "user", content: question }], response_format: format, stream: true });
+    let text = "";
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      expect(chunk.choices[0]?.delta.tool_calls).toBeUndefined();
+    }
+    expect(JSON.parse(text)).toEqual({ city: "Paris" });
+    expect(finish).toBe("stop");
+  });
+
+  test("an image and a PDF from a Messages client reach Bedrock as bytes", async () => {
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    fake.enqueue({ kind: "converse", body: answer });
+    await anthropic.messages.create({
+      model: "aws/claude-sonnet",
+      max_tokens: 256,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+            { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" }, title: "atlas.pdf" },
+            { type: "text", text: "Which city is on the map?" },
+          ],
+        },
+      ],
+    });
+    expect((fake.last().body.messages as Array<{ content: unknown[] }>)[0]?.content).toEqual([
+      { image: { format: "png", source: { bytes: png } } },
+      { document: { format: "pdf", name: "atlas", source: { bytes: "JVBERi0xLjQK" } } },
+      { text: "Which city is on the map?" },
+    ]);
   });
 });
