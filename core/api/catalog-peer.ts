@@ -153,6 +153,8 @@ function providerView(provider: Deps["config"]["providers"][number]): Record<str
     headquarters: null,
     datacenters: null,
     adapter: provider.adapter,
+    // A cloud provider's region (config `region`); null for the others.
+    region: provider.region ?? null,
     simulated: provider.simulated,
     models: provider.models.length,
   };

@@ -24,6 +24,7 @@ export function catalogRoutes(deps: Deps) {
         endpoints: model.endpoints.map((e) => ({
           provider: e.provider.id,
           adapter: e.provider.adapter,
+          region: e.provider.region ?? null,
           upstream_model: e.model.upstreamModel,
           context_length: e.model.contextLength ?? null,
           max_output_tokens: e.model.maxOutputTokens ?? null,

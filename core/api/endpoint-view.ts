@@ -40,6 +40,7 @@ export function publicEndpoint(endpoint: Endpoint, routing: RoutingRuntime): Rec
     uptime_last_30m: null,
     uptime_last_1d: null,
     adapter: provider.adapter,
+    region: provider.region ?? null,
     health: measured.health,
     tiers: model.tiers ?? null,
     simulated: provider.simulated,

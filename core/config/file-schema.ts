@@ -10,6 +10,15 @@ const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: "^
 
 const Secret = Type.Union([Type.String(), Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false })]);
 
+/**
+ * `credentials` of a cloud provider entry (README "Cloud providers"): Bedrock's AWS access keys, each a secret. Other
+ * clouds' credential shapes join this one as alternatives.
+ */
+const CloudCredentialsSchema = Type.Object(
+  { access_key_id: Secret, secret_access_key: Secret, session_token: Type.Optional(Secret) },
+  { additionalProperties: false },
+);
+
 const ModelSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
@@ -59,6 +68,9 @@ const ProviderSchema = Type.Object(
     adapter: Type.String({ minLength: 1 }),
     base_url: Type.Optional(Type.String({ pattern: "^https?://" })),
     api_key: Type.Optional(Secret),
+    /** Where a cloud provider serves (Bedrock's AWS region); its default base URL is derived from it. */
+    region: Type.Optional(Type.String({ minLength: 1, pattern: "^[a-z0-9-]+$" })),
+    credentials: Type.Optional(CloudCredentialsSchema),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     /** TLS of a private or mutually authenticated upstream (README "Upstream connections"). */

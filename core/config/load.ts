@@ -178,7 +178,7 @@ type ModelEntry = ProviderEntry["models"][number];
 
 function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string): ProviderConfig {
   const where = `providers[${index}]`;
-  if (p.adapter !== "simulator" && !p.base_url) throw new ConfigError(`invalid config field "${where}.base_url": required`);
+  // Whether a base URL is needed is the adapter's to say (a cloud adapter derives it from its region): the catalog checks it.
   const tls = toProviderTls(p.tls, where, configDir, (message) => new ConfigError(message));
   const timeouts = toProviderTimeouts(p.timeouts);
   return {
@@ -186,8 +186,10 @@ function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string
     ...(timeouts ? { timeouts } : {}),
     id: p.id,
     adapter: p.adapter,
-    baseUrl: (p.base_url ?? "simulator://local").replace(/\/+$/, ""),
+    baseUrl: (p.base_url ?? (p.adapter === "simulator" ? "simulator://local" : "")).replace(/\/+$/, ""),
     apiKey: resolveSecret(p.api_key, `${where}.api_key`, env),
+    ...(p.region !== undefined ? { region: p.region } : {}),
+    ...(p.credentials !== undefined ? { credentials: resolveSecrets(p.credentials, `${where}.credentials`, env) } : {}),
     headers: p.headers ?? {},
     options: p.options ?? {},
     models: p.models.map((m, j) => toModel(m, `${where}.models[${j}]`)),
@@ -239,6 +241,16 @@ function resolveSecret(value: string | { env: string } | undefined, field: strin
   const resolved = env[value.env];
   if (!resolved) throw new ConfigError(`invalid config field "${field}": environment variable ${value.env} is not set`);
   return resolved;
+}
+
+/** An object of secrets (cloud `credentials`), each `{env}` read from the environment, naming the field when unset. */
+function resolveSecrets(values: Record<string, string | { env: string } | undefined>, field: string, env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const resolved = resolveSecret(value, `${field}.${key}`, env);
+    if (resolved !== undefined) out[key] = resolved;
+  }
+  return out;
 }
 
 /** Tool settings with `{env: NAME}` values (API keys) read from the environment. */

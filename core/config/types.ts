@@ -54,6 +54,10 @@ export interface ProviderConfig {
   adapter: string;
   baseUrl: string;
   apiKey: string | undefined;
+  /** A cloud provider's region (config `region`); shown by `/providers` and the model listings. */
+  region?: string;
+  /** A cloud provider's credentials (config `credentials`), each secret read from its `{"env"}` already. */
+  credentials?: Record<string, string>;
   headers: Record<string, string>;
   options: Record<string, unknown>;
   models: ModelConfig[];

@@ -23,10 +23,25 @@ export interface PostJsonOptions {
  * unread, so a stream can be consumed incrementally). A non-2xx reply is read and thrown as a mapped GatewayError
  * before anything is returned, so routing may still fall back.
  */
-export async function postJson(
+export function postJson(
   call: CallContext,
   url: string,
   body: unknown,
+  headers: Record<string, string>,
+  options: PostJsonOptions = {},
+): Promise<Response> {
+  return postBody(call, url, JSON.stringify(body), headers, options);
+}
+
+/**
+ * `postJson` for a body already serialised, for upstreams whose request is signed over its exact bytes (AWS
+ * Signature Version 4 hashes the body): the headers given are sent as they are, after the JSON content type and the
+ * default `accept`, so a signed `accept` is the one that travels.
+ */
+export async function postBody(
+  call: CallContext,
+  url: string,
+  body: string,
   headers: Record<string, string>,
   options: PostJsonOptions = {},
 ): Promise<Response> {
@@ -35,7 +50,7 @@ export async function postJson(
     response = await call.helpers.fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      body: JSON.stringify(body),
+      body,
       signal: call.signal,
     });
   } catch (thrown) {

@@ -16,6 +16,10 @@ export interface UpstreamTarget {
   upstreamModel: string;
   /** Extra headers from the provider config. */
   headers: Record<string, string>;
+  /** A cloud provider's region (config `region`, e.g. an AWS region). */
+  region?: string;
+  /** A cloud provider's credentials (config `credentials`), secrets already read from the environment. */
+  credentials?: Readonly<Record<string, string>>;
   /** Adapter options from the provider config, already validated against `optionsSchema`. */
   options: Record<string, unknown>;
 }
@@ -40,6 +44,14 @@ export interface ProviderAdapter extends ModuleBase {
   readonly supportedParameters?: readonly string[];
   /** Optional: the most messages one request may carry upstream (context-compression keeps requests under it). */
   readonly maxMessages?: number;
+  /**
+   * Optional: checks, once at start-up, the provider entry's fields this adapter reads (a cloud's `region`,
+   * `credentials`) and returns the target its calls will carry — completed where the adapter knows better than the
+   * config, e.g. the base URL a cloud derives from its region. A problem is thrown as an Error whose message starts
+   * with the entry's field and a colon (`region: required …`); the gateway refuses to start with it. Without this
+   * hook, or when it leaves the base URL empty, a provider entry needs `base_url`.
+   */
+  prepareTarget?(target: UpstreamTarget): UpstreamTarget;
   /** Non-streaming call. Throws GatewayError (status and `retryable` set) when the upstream fails. */
   generate(call: ProviderCall): Promise<CanonicalResponse>;
   /**

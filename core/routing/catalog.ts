@@ -37,6 +37,23 @@ export class Catalog {
   }
 }
 
+/** The target after the adapter's own start-up check (`prepareTarget`); a problem names the provider entry's field. */
+function prepared(adapter: RegisteredProvider, index: number, target: UpstreamTarget): UpstreamTarget {
+  let out = target;
+  if (adapter.prepareTarget) {
+    try {
+      out = adapter.prepareTarget(target);
+    } catch (thrown) {
+      const message = thrown instanceof Error ? thrown.message : String(thrown);
+      const colon = message.indexOf(": ");
+      const field = colon > 0 && /^[\w.[\]]+$/.test(message.slice(0, colon)) ? message.slice(0, colon) : "";
+      throw new ModuleError(field ? `invalid config field "providers[${index}].${field}": ${message.slice(colon + 2)}` : `providers[${index}] (${target.providerId}): ${message}`);
+    }
+  }
+  if (!out.baseUrl) throw new ModuleError(`invalid config field "providers[${index}].base_url": required`);
+  return out;
+}
+
 /** Resolves every provider's adapter and checks its options; a bad entry stops start-up naming the field. */
 export function buildCatalog(providers: readonly ProviderConfig[], registry: Registry): Catalog {
   const catalog = new Catalog();
@@ -49,19 +66,17 @@ export function buildCatalog(providers: readonly ProviderConfig[], registry: Reg
     }
     checkModuleOptions(adapter, provider.options, `providers[${index}] (${provider.id})`);
     for (const model of provider.models) {
-      catalog.add({
-        model,
-        provider,
-        adapter,
-        target: Object.freeze({
-          providerId: provider.id,
-          baseUrl: provider.baseUrl,
-          apiKey: provider.apiKey,
-          upstreamModel: model.upstreamModel,
-          headers: provider.headers,
-          options: provider.options,
-        }),
+      const target = prepared(adapter, index, {
+        providerId: provider.id,
+        baseUrl: provider.baseUrl,
+        apiKey: provider.apiKey,
+        upstreamModel: model.upstreamModel,
+        headers: provider.headers,
+        options: provider.options,
+        ...(provider.region !== undefined ? { region: provider.region } : {}),
+        ...(provider.credentials !== undefined ? { credentials: Object.freeze({ ...provider.credentials }) } : {}),
       });
+      catalog.add({ model, provider, adapter, target: Object.freeze(target) });
     }
   });
   return catalog;

@@ -15,7 +15,7 @@
  */
 
 // Upstream HTTP: one POST with the call's fetch and signal; bodies read as JSON objects or as a stream.
-export { bearerHeaders, postJson, readJson, readJsonObject, streamBody, transportFailure, unexpectedBody } from "../provider-kit/http.ts";
+export { bearerHeaders, postBody, postJson, readJson, readJsonObject, streamBody, transportFailure, unexpectedBody } from "../provider-kit/http.ts";
 export type { CallContext, PostJsonOptions, UpstreamErrorMapper } from "../provider-kit/http.ts";
 
 // Server-Sent Events, incrementally (LF, CRLF or CR line ends; chunks split anywhere).

@@ -10,20 +10,23 @@ import { afterAll } from "bun:test";
 import { adapterConformance } from "inference-gateway/sdk/conformance";
 import type { ProviderAdapter, UpstreamTarget } from "inference-gateway/sdk";
 import anthropic from "../../providers/anthropic/index.ts";
+import bedrock from "../../providers/bedrock/index.ts";
 import gemini from "../../providers/gemini/index.ts";
 import openai from "../../providers/openai/index.ts";
 import openaiResponses from "../../providers/openai-responses/index.ts";
 import { startSimulatorServer } from "../../providers/simulator/server.ts";
+import { REGION, STATIC_KEY } from "../support/fake-bedrock/identities.ts";
 import { ADAPTERS, fixture, replyOf, serverErrorReply, WIRE, type AdapterId } from "../support/fake-upstream/fixtures.ts";
 import { startFakeUpstream, type RecordedRequest } from "../support/fake-upstream/server.ts";
 
-const ADAPTER: Record<AdapterId, ProviderAdapter> = { openai, "openai-responses": openaiResponses, anthropic, gemini };
+const ADAPTER: Record<AdapterId, ProviderAdapter> = { openai, "openai-responses": openaiResponses, anthropic, gemini, bedrock };
 const FAIL = "[fake fail]";
 const REASON = "[fake reason]";
 
 /** The adapter whose wire `request` came in on (the fake serves all four on one port). */
 function adapterOf(request: RecordedRequest): AdapterId {
   if (request.path.startsWith("/v1beta/")) return "gemini";
+  if (request.path.startsWith("/model/")) return "bedrock";
   if (request.path === "/v1/messages") return "anthropic";
   return request.path === "/v1/responses" ? "openai-responses" : "openai";
 }
@@ -31,10 +34,11 @@ function adapterOf(request: RecordedRequest): AdapterId {
 const fake = await startFakeUpstream({
   respond(request) {
     const adapter = adapterOf(request);
-    const stream = request.body.stream === true || request.path.endsWith(":streamGenerateContent");
+    const stream = request.body.stream === true || request.path.endsWith(":streamGenerateContent") || request.path.endsWith("/converse-stream");
     if (request.raw.includes(FAIL)) return serverErrorReply(adapter, stream);
     if (request.raw.includes(REASON)) return replyOf(adapter, "thinking", stream);
-    const tools = request.body.tools;
+    // Bedrock's tools are under toolConfig.
+    const tools = request.body.tools ?? (request.body.toolConfig as { tools?: unknown } | undefined)?.tools;
     return replyOf(adapter, Array.isArray(tools) && tools.length > 0 ? "tool-call" : "text", stream);
   },
 });
@@ -44,14 +48,14 @@ afterAll(async () => {
   await simulator.stop();
 });
 
-const target = (adapter: AdapterId): UpstreamTarget => ({
-  providerId: `up-${adapter}`,
-  baseUrl: fake.origin + (adapter === "gemini" ? "/v1beta" : "/v1"),
-  apiKey: "sk-conformance",
-  upstreamModel: WIRE[adapter].upstreamModel,
-  headers: {},
-  options: {},
-});
+const target = (adapter: AdapterId): UpstreamTarget => {
+  const base = { providerId: `up-${adapter}`, upstreamModel: WIRE[adapter].upstreamModel, headers: {}, options: {} };
+  // Bedrock signs with AWS credentials for its region (the fake checks the signature).
+  if (adapter === "bedrock") {
+    return { ...base, baseUrl: fake.origin, apiKey: undefined, region: REGION, credentials: { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey } };
+  }
+  return { ...base, baseUrl: fake.origin + (adapter === "gemini" ? "/v1beta" : "/v1"), apiKey: "sk-conformance" };
+};
 
 for (const adapter of ADAPTERS) {
   const text = fixture(adapter, "text").expect;

@@ -79,6 +79,11 @@ for (const cell of allCells()) {
         const seen = await send(c.gw, format, { model: MODEL[adapter], turns: [{ role: "user", text: "What landmark is this?", image }], stream });
         expect(seen.status).toBe(200);
         const view = upstreamCall(c.fake, adapter, stream);
+        if (adapter === "bedrock" && kind === "http URL") {
+          // Bedrock fetches no URL (bytes or s3:// only): the image is not sent, and a warning says so.
+          expect(view.items).toEqual([{ kind: "text", role: "user", text: "What landmark is this?" }]);
+          return;
+        }
         expect(view.items).toEqual([
           { kind: "text", role: "user", text: "What landmark is this?" },
           { kind: "image", src: image },

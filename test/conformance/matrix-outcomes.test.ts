@@ -81,7 +81,8 @@ for (const cell of allCells()) {
       expect(seen.nativeFinish).toBe(NATIVE_FINISH.refusal[format]);
       if (format === "messages") {
         // Anthropic's own stop_details pass through; otherwise the refusal text (if any) is the explanation.
-        const refusalText = adapter === "gemini" ? null : "I can't help with that request.";
+        // Gemini's filter leaves no text; Bedrock's guardrail answers with its own message as ordinary text.
+        const refusalText = adapter === "gemini" || adapter === "bedrock" ? null : "I can't help with that request.";
         const details = fixture(adapter, "refusal").expect.stopDetails ?? { type: "refusal", category: null, explanation: refusalText };
         expect((seen.body as { stop_details: unknown }).stop_details).toEqual(details);
       }

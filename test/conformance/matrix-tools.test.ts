@@ -18,7 +18,8 @@ beforeEach(() => c.fake.reset());
 
 /** The tool's JSON schema as the upstream received it, wherever its dialect puts it. */
 function toolSchemaSent(adapter: AdapterId, view: UpstreamView): unknown {
-  const tools = view.body.tools as Array<Record<string, unknown>>;
+  // Converse keeps its tools under toolConfig.
+  const tools = (adapter === "bedrock" ? (view.body.toolConfig as Record<string, unknown>).tools : view.body.tools) as Array<Record<string, unknown>>;
   const first = tools[0] as Record<string, unknown>;
   switch (adapter) {
     case "openai":
@@ -29,6 +30,8 @@ function toolSchemaSent(adapter: AdapterId, view: UpstreamView): unknown {
       return first.input_schema;
     case "gemini":
       return ((first.functionDeclarations as Array<Record<string, unknown>>)[0] as Record<string, unknown>).parametersJsonSchema;
+    case "bedrock":
+      return ((first.toolSpec as Record<string, unknown>).inputSchema as Record<string, unknown>).json;
   }
 }
 
@@ -56,6 +59,8 @@ const REASONING_FORMAT: Record<AdapterId, string> = {
   "openai-responses": "openai-responses-v1",
   anthropic: "anthropic-claude-v1",
   gemini: "google-gemini-v1",
+  // Claude on Bedrock: Anthropic's signatures, valid on every Claude platform.
+  bedrock: "anthropic-claude-v1",
 };
 
 /**
@@ -180,7 +185,7 @@ for (const cell of allCells()) {
       const reasoning = view.items.filter((i): i is Extract<UpstreamItem, { kind: "reasoning" }> => i.kind === "reasoning");
       if (carry.signature !== undefined) expect(reasoning.map((r) => r.signature)).toContain(carry.signature);
       // Once: a Responses item's summary that repeats its text is not sent as a second copy.
-      if (adapter === "anthropic" || adapter === "openai") expect(reasoning.map((r) => r.text)).toEqual([expected.reasoning as string]);
+      if (adapter === "anthropic" || adapter === "openai" || adapter === "bedrock") expect(reasoning.map((r) => r.text)).toEqual([expected.reasoning as string]);
       if (carry.encrypted !== undefined) expect(reasoning).toContainEqual({ kind: "reasoning", id: carry.id as string, encrypted: carry.encrypted });
       // The reasoning goes back in front of the call it preceded.
       const call = view.items.findIndex((i) => i.kind === "call");

@@ -158,6 +158,12 @@ describe("Messages options in every upstream's dialect", () => {
       },
       toolConfig: { functionCallingConfig: { mode: "ANY" } },
     },
+    // Claude Sonnet 4.5 on Bedrock: Converse's own structured outputs (the schema as a JSON string) and effort.
+    bedrock: {
+      outputConfig: { effort: "high", textFormat: { type: "json_schema", structure: { jsonSchema: { schema: JSON.stringify(SCHEMA), name: "response" } } } },
+      inferenceConfig: { maxTokens: 300, stopSequences: ["END"], temperature: 0.2 },
+      toolConfig: { toolChoice: { any: {} } },
+    },
   };
   for (const adapter of ADAPTERS) {
     test(`${adapter}: effort, structured output, stop sequences, sampling and tool_choice`, async () => {

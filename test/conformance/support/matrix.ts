@@ -42,6 +42,11 @@ export function upstreamCall(fake: FakeUpstream, adapter: AdapterId, stream: boo
     case "gemini":
       expect(request.headers["x-goog-api-key"]).toBe(key);
       break;
+    case "bedrock":
+      // Signed for the fake's region with the gateway's access key (the fake refused anything its own signer disagrees with).
+      expect(request.headers.authorization).toStartWith(`AWS4-HMAC-SHA256 Credential=${key}/`);
+      expect(request.headers.authorization).toContain("/us-east-1/bedrock/aws4_request");
+      break;
   }
   const view = viewOf(adapter, request);
   expect(view.stream).toBe(stream);

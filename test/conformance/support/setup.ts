@@ -3,6 +3,7 @@
  * Model ids are `conf/<adapter>`; every model has the same pricing so costs can be checked exactly.
  */
 import { ConfigFileSchema, type ConfigFile } from "../../../core/config/file-schema.ts";
+import { REGION, STATIC_KEY } from "../../support/fake-bedrock/identities.ts";
 import { ADAPTERS, WIRE, type AdapterId, type ExpectedUsage } from "../../support/fake-upstream/fixtures.ts";
 import { startFakeUpstream, type FakeUpstream } from "../../support/fake-upstream/server.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
@@ -15,6 +16,7 @@ export const MODEL: Record<AdapterId, string> = {
   "openai-responses": "conf/openai-responses",
   anthropic: "conf/anthropic",
   gemini: "conf/gemini",
+  bedrock: "conf/bedrock",
 };
 
 /** Provider id per adapter (what `provider` / `service_metadata` name). */
@@ -23,14 +25,16 @@ export const PROVIDER: Record<AdapterId, string> = {
   "openai-responses": "up-openai-responses",
   anthropic: "up-anthropic",
   gemini: "up-gemini",
+  bedrock: "up-bedrock",
 };
 
-/** The API key the gateway holds for each upstream (asserted on the recorded request headers). */
+/** The API key the gateway holds for each upstream (asserted on the recorded request headers); Bedrock's access key id. */
 export const UPSTREAM_KEY: Record<AdapterId, string> = {
   openai: "sk-fake-openai",
   "openai-responses": "sk-fake-responses",
   anthropic: "sk-ant-fake",
   gemini: "AIza-fake-gemini",
+  bedrock: STATIC_KEY.accessKeyId,
 };
 
 export interface Conformance {
@@ -44,10 +48,19 @@ export function providersFor(fake: FakeUpstream): NonNullable<ConfigFile["provid
   return ADAPTERS.map((adapter) => ({
     id: PROVIDER[adapter],
     adapter,
-    base_url: fake.origin + (adapter === "gemini" ? "/v1beta" : "/v1"),
-    api_key: UPSTREAM_KEY[adapter],
+    ...credentialsOf(adapter, fake),
     models: [{ id: MODEL[adapter], upstream_model: WIRE[adapter].upstreamModel, pricing: PRICING, context_length: 200000 }],
   }));
+}
+
+/** Where each provider entry points and how it authenticates (a cloud entry its own way). */
+function credentialsOf(adapter: AdapterId, fake: FakeUpstream): Partial<NonNullable<ConfigFile["providers"]>[number]> {
+  switch (adapter) {
+    case "bedrock":
+      return { base_url: fake.origin, region: REGION, credentials: { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey } };
+    default:
+      return { base_url: fake.origin + (adapter === "gemini" ? "/v1beta" : "/v1"), api_key: UPSTREAM_KEY[adapter] };
+  }
 }
 
 /**

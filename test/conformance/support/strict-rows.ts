@@ -3,7 +3,8 @@
  * format that reaches it on one adapter, and the `field` the warning names. `body` is merged over a one-question
  * conversation in the row's format (chat `messages`, Responses `input`, Messages `messages` + `max_tokens`).
  */
-import type { AdapterId } from "../../support/fake-upstream/fixtures.ts";
+import { REGION, STATIC_KEY } from "../../support/fake-bedrock/identities.ts";
+import { WIRE, type AdapterId } from "../../support/fake-upstream/fixtures.ts";
 
 export type FormatId = "chat" | "responses" | "messages";
 
@@ -15,6 +16,8 @@ export interface Row {
   field: string;
   /** A model other than the adapter's conformance model (STRICT_PROVIDERS below). */
   model?: string;
+  /** That model is another upstream model, called on another path than the adapter's fixtures name. */
+  otherPath?: true;
 }
 
 /** A warning site no request over HTTP reaches, with the reason (counted by the completeness check). */
@@ -203,7 +206,60 @@ const GEMINI: Row[] = [
   },
 ];
 
-export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI];
+// Amazon Bedrock (conf/bedrock is Claude Sonnet 4.5; the other models are STRICT_PROVIDERS' bedrock entries). Sites
+// whose warning is `defaulted` (a gateway fill-in strict mode lets pass) have no row of their own: another site of the
+// same file has two.
+const BEDROCK_JSON = { response_format: { type: "json_schema", json_schema: { name: "weather", schema: { type: "object", properties: { city: { type: "string" } } } } } };
+const chatToolHistory = [
+  { role: "user", content: Q },
+  { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+  { role: "tool", tool_call_id: "call_1", content: "18C" },
+];
+const BEDROCK: Row[] = [
+  { site: "providers/bedrock/messages.ts", format: "responses", adapter: "bedrock", body: responsesToolTurn("18C", { arguments: "[1,2]" }), field: "tool_use.input" },
+  { site: "providers/bedrock/messages.ts", format: "responses", adapter: "bedrock", body: responsesUserRefusal, field: "messages.user.refusal" },
+  { site: "providers/bedrock/messages.ts", format: "responses", adapter: "bedrock", body: responsesAssistantImage, field: "messages.assistant.image" },
+  { site: "providers/bedrock/messages.ts", format: "chat", adapter: "bedrock", body: { messages: [{ role: "user", content: [{ type: "text", text: Q }, { type: "image_url", image_url: { url: "https://example.com/tower.png" } }] }] }, field: "messages.image_url" },
+  { site: "providers/bedrock/messages.ts", format: "chat", adapter: "bedrock", body: { messages: [{ role: "user", content: [{ type: "text", text: Q }, { type: "file", file: { file_data: "data:application/zip;base64,UEsDBA==", filename: "atlas.zip" } }] }] }, field: "messages.file" },
+  { site: "providers/bedrock/messages.ts", format: "messages", adapter: "bedrock", body: messagesToolTurn({ content: [{ type: "image", source: { type: "url", url: "https://example.com/chart.png" } }] }), field: "tool_result.image" },
+  { site: "providers/bedrock/messages.ts", format: "chat", adapter: "bedrock", body: { messages: [{ role: "user", content: Q }, { role: "assistant", content: "Paris.", reasoning: "Easy one: Paris." }, { role: "user", content: "And Italy?" }] }, field: "messages.assistant.reasoning" },
+  { site: "providers/bedrock/output.ts", format: "chat", adapter: "bedrock", body: { verbosity: "low" }, field: "verbosity" },
+  { site: "providers/bedrock/output.ts", format: "chat", adapter: "bedrock", body: { response_format: { type: "json_object" } }, field: "response_format" },
+  { site: "providers/bedrock/output.ts", format: "chat", adapter: "bedrock", model: "conf/bedrock-no-json", body: BEDROCK_JSON, field: "response_format" },
+  { site: "providers/bedrock/output.ts", format: "chat", adapter: "bedrock", model: "conf/bedrock-json-tool", body: { ...BEDROCK_JSON, max_tokens: 4096, reasoning: { max_tokens: 2048 } }, field: "response_format" },
+  { site: "providers/bedrock/output.ts", format: "chat", adapter: "bedrock", model: "conf/bedrock-json-tool", body: { ...BEDROCK_JSON, tools: [CHAT_FN] }, field: "response_format" },
+  { site: "providers/bedrock/reasoning.ts", format: "chat", adapter: "bedrock", model: "conf/bedrock-llama", otherPath: true, body: { reasoning: { effort: "high" } }, field: "reasoning" },
+  { site: "providers/bedrock/reasoning.ts", format: "messages", adapter: "bedrock", model: "conf/bedrock-llama", otherPath: true, body: { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 } }, field: "reasoning" },
+  { site: "providers/bedrock/reasoning.ts", format: "chat", adapter: "bedrock", body: { max_tokens: 4096, reasoning: { max_tokens: 200 } }, field: "reasoning.max_tokens" },
+  { site: "providers/bedrock/reasoning.ts", format: "chat", adapter: "bedrock", body: { max_tokens: 1000, reasoning: { max_tokens: 2000 } }, field: "reasoning" },
+  { site: "providers/bedrock/reasoning.ts", format: "chat", adapter: "bedrock", body: { max_tokens: 3000, reasoning: { max_tokens: 5000 } }, field: "reasoning.max_tokens" },
+  { site: "providers/bedrock/reasoning.ts", format: "messages", adapter: "bedrock", body: { max_tokens: 4096, output_config: { effort: "minimal" } }, field: "output_config.effort" },
+  { site: "providers/bedrock/reasoning.ts", format: "chat", adapter: "bedrock", body: { max_tokens: 4096, reasoning: { max_tokens: 2048 }, temperature: 0.2 }, field: "temperature" },
+  { site: "providers/bedrock/reasoning.ts", format: "chat", adapter: "bedrock", body: { max_tokens: 4096, reasoning: { max_tokens: 2048 }, top_k: 5 }, field: "top_k" },
+  { site: "providers/bedrock/reasoning.ts", format: "chat", adapter: "bedrock", body: { max_tokens: 4096, reasoning: { max_tokens: 2048 }, top_p: 0.5 }, field: "top_p" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", model: "conf/bedrock-llama", otherPath: true, body: { top_k: 5 }, field: "top_k" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { seed: 7 }, field: "seed" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { frequency_penalty: 0.1 }, field: "frequency_penalty" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { logprobs: true }, field: "logprobs" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { metadata: { note: "x".repeat(300) } }, field: "metadata" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { user: "end-user-42" }, field: "user" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { safety_identifier: "end-user-7" }, field: "safety_identifier" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", model: "conf/bedrock-scale", body: { service_tier: "scale" }, field: "service_tier" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { prompt_cache_key: "pck" }, field: "prompt_cache_key" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { prompt_cache_options: { mode: "explicit", ttl: "1h" } }, field: "prompt_cache_options" },
+  { site: "providers/bedrock/request.ts", format: "messages", adapter: "bedrock", body: { speed: "fast" }, field: "speed" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { modalities: ["text", "image"] }, field: "modalities" },
+  { site: "providers/bedrock/request.ts", format: "chat", adapter: "bedrock", body: { messages: [{ role: "user", content: Q, name: "alice" }] }, field: "messages.name" },
+  { site: "providers/bedrock/request.ts", format: "responses", adapter: "bedrock", body: { tools: [{ ...FN, async: true }] }, field: "tools[0].async" },
+  { site: "providers/bedrock/request.ts", format: "responses", adapter: "bedrock", body: { truncation: "auto" }, field: "passthrough.truncation" },
+  { site: "providers/bedrock/tools.ts", format: "chat", adapter: "bedrock", body: { tools: [CHAT_FN], parallel_tool_calls: false }, field: "parallel_tool_calls" },
+  { site: "providers/bedrock/tools.ts", format: "responses", adapter: "bedrock", body: { tools: [FN], parallel_tool_calls: false }, field: "parallel_tool_calls" },
+  { site: "providers/bedrock/tools.ts", format: "chat", adapter: "bedrock", body: { tools: [CHAT_FN], tool_choice: "none", messages: chatToolHistory }, field: "tool_choice" },
+  { site: "providers/bedrock/tools.ts", format: "messages", adapter: "bedrock", body: { tools: [MSG_FN, { type: "text_editor_20250728", name: "str_replace_based_edit_tool" }] }, field: "tools[1]" },
+  { site: "providers/bedrock/tools.ts", format: "responses", adapter: "bedrock", model: "conf/bedrock-json-tool", body: { tools: [{ ...FN, strict: true }] }, field: "tools[0].strict" },
+];
+
+export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI, ...BEDROCK];
 
 /**
  * Sites no inbound format can reach: defensive branches for canonical shapes no decoder produces (a plugin could),
@@ -239,5 +295,29 @@ export function strictProviders(origin: string) {
       api_key: "sk-fake-responses",
       models: [{ id: "conf/responses-ultrafast", upstream_model: "gpt-5", tiers: ["ultrafast"] }],
     },
+    ...bedrockStrictProviders(origin),
+  ];
+}
+
+/**
+ * Bedrock entries: the fixtures' Claude with its structured output asked natively, by a forced tool or not at all
+ * (the `structured_output` option), and with a `scale` tier; and a Llama, which takes no reasoning or top_k.
+ */
+function bedrockStrictProviders(origin: string) {
+  const entry = (id: string, models: Array<{ id: string; upstream_model: string; tiers?: string[] }>, options?: Record<string, unknown>) => ({
+    id,
+    adapter: "bedrock",
+    base_url: origin,
+    region: REGION,
+    credentials: { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey },
+    ...(options ? { options } : {}),
+    models,
+  });
+  const claude = WIRE.bedrock.upstreamModel;
+  return [
+    entry("up-bedrock-json-tool", [{ id: "conf/bedrock-json-tool", upstream_model: claude }], { structured_output: "tool" }),
+    entry("up-bedrock-no-json", [{ id: "conf/bedrock-no-json", upstream_model: claude }], { structured_output: "none" }),
+    entry("up-bedrock-scale", [{ id: "conf/bedrock-scale", upstream_model: claude, tiers: ["scale"] }]),
+    entry("up-bedrock-llama", [{ id: "conf/bedrock-llama", upstream_model: "meta.llama3-3-70b-instruct-v1:0" }]),
   ];
 }

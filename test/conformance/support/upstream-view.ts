@@ -136,6 +136,36 @@ function geminiView(body: Json, path: string): Omit<UpstreamView, "body"> {
   return { system, items, maxTokens: config.maxOutputTokens as number | undefined, stream: path.includes(":streamGenerateContent"), tools };
 }
 
+/** Converse: content blocks by member; images as bytes or S3; tool results' text; reasoningContent's signature. */
+function bedrockView(body: Json, path: string): Omit<UpstreamView, "body"> {
+  const items: UpstreamItem[] = [];
+  for (const m of body.messages as Json[]) {
+    const role = m.role as "user" | "assistant";
+    for (const b of m.content as Json[]) {
+      if (typeof b.text === "string") items.push({ kind: "text", role, text: b.text });
+      else if (b.image) {
+        const image = b.image as { format: string; source: Json };
+        const s3 = image.source.s3Location as Json | undefined;
+        items.push({ kind: "image", src: s3 ? (s3.uri as string) : `data:image/${image.format};base64,${String(image.source.bytes)}` });
+      } else if (b.toolUse) {
+        const u = b.toolUse as Json;
+        items.push({ kind: "call", id: u.toolUseId as string, name: u.name as string, args: u.input });
+      } else if (b.toolResult) {
+        const r = b.toolResult as { toolUseId: string; content: Json[] };
+        items.push({ kind: "result", id: r.toolUseId, name: undefined, content: textOf(r.content) });
+      } else if (b.reasoningContent) {
+        const rc = b.reasoningContent as { reasoningText?: Json; redactedContent?: string };
+        if (rc.redactedContent !== undefined) items.push({ kind: "reasoning", encrypted: rc.redactedContent });
+        else items.push({ kind: "reasoning", signature: rc.reasoningText?.signature as string, text: rc.reasoningText?.text as string });
+      }
+    }
+  }
+  const system = body.system === undefined ? undefined : textOf(body.system);
+  const config = (body.inferenceConfig as Json | undefined) ?? {};
+  const tools = (((body.toolConfig as Json | undefined)?.tools as Json[] | undefined) ?? []).flatMap((t) => (t.toolSpec ? [(t.toolSpec as Json).name as string] : []));
+  return { system, items, maxTokens: config.maxTokens as number | undefined, stream: path.endsWith("/converse-stream"), tools };
+}
+
 /** The neutral view of one recorded upstream request. */
 export function viewOf(adapter: AdapterId, request: RecordedRequest): UpstreamView {
   const body = request.body;
@@ -146,7 +176,9 @@ export function viewOf(adapter: AdapterId, request: RecordedRequest): UpstreamVi
         ? responsesView(body)
         : adapter === "anthropic"
           ? anthropicView(body)
-          : geminiView(body, request.path);
+          : adapter === "bedrock"
+            ? bedrockView(body, request.path)
+            : geminiView(body, request.path);
   return { ...view, body };
 }
 

@@ -9,8 +9,17 @@ import { join } from "node:path";
 import type { JsonReply, Reply, SseReply } from "./server.ts";
 import type { SseFrame, SseStyle } from "./sse.ts";
 
-export type AdapterId = "openai" | "openai-responses" | "anthropic" | "gemini";
-export const ADAPTERS: readonly AdapterId[] = ["openai", "openai-responses", "anthropic", "gemini"];
+export type AdapterId = "openai" | "openai-responses" | "anthropic" | "gemini"
+  // Cloud adapters.
+  | "bedrock";
+export const ADAPTERS: readonly AdapterId[] = [
+  "openai",
+  "openai-responses",
+  "anthropic",
+  "gemini",
+  // Cloud adapters.
+  "bedrock",
+];
 
 /** `web-search` exists only for the adapters whose upstream has a search of its own (anthropic, openai-responses). */
 export type FixtureName = "text" | "tool-call" | "parallel-tool-calls" | "thinking" | "max-tokens" | "refusal" | "error" | "web-search";
@@ -69,6 +78,12 @@ export const WIRE: Record<AdapterId, { style: SseStyle; path: (stream: boolean) 
     path: (stream) => (stream ? /^\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent\?alt=sse$/ : /^\/v1beta\/models\/gemini-2\.5-flash:generateContent$/),
     upstreamModel: "gemini-2.5-flash",
   },
+  // Amazon Bedrock: the model id (a cross-region inference profile) URL-encoded in the path, the stream binary.
+  bedrock: {
+    style: "eventstream",
+    path: (stream) => (stream ? /^\/model\/us\.anthropic\.claude-sonnet-4-5-20250929-v1%3A0\/converse-stream$/ : /^\/model\/us\.anthropic\.claude-sonnet-4-5-20250929-v1%3A0\/converse$/),
+    upstreamModel: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+  },
 };
 
 const ROOT = join(import.meta.dir, "../../fixtures/wire");
@@ -111,8 +126,11 @@ export function serverErrorReply(adapter: AdapterId, stream: boolean): JsonReply
     "openai-responses": { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: "server_error" } },
     anthropic: { type: "error", error: { type: "api_error", message: "Internal server error" }, request_id: "req_011CSHoEeqs5C35K2UUqR800" },
     gemini: { error: { code: 500, message: "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting", status: "INTERNAL" } },
+    bedrock: { message: "The system encountered an unexpected error during processing. Try your request again." },
   };
-  return { kind: "json", status: 500, body: bodies[adapter], expectPath: WIRE[adapter].path(stream) };
+  const reply: JsonReply = { kind: "json", status: 500, body: bodies[adapter], expectPath: WIRE[adapter].path(stream) };
+  if (adapter === "bedrock") reply.headers = { "x-amzn-errortype": "InternalServerException:http://internal.amazon.com/coral/com.amazon.bedrock/" };
+  return reply;
 }
 
 /** The error fixture's stream: partial output, then the upstream's own in-band error. */

@@ -1,10 +1,12 @@
 /**
- * ONE loopback fake upstream that speaks the four upstream wire formats the adapters call:
+ * ONE loopback fake upstream that speaks the upstream wire formats the adapters call:
  *
  * - `POST /v1/chat/completions`                                   (`openai`)
  * - `POST /v1/responses`                                          (`openai-responses`)
  * - `POST /v1/messages`                                           (`anthropic`)
  * - `POST /v1beta/models/{m}:generateContent` and `:streamGenerateContent?alt=sse` (`gemini`)
+ * - `POST /model/{modelId}/converse` and `/converse-stream` (`bedrock`: credentials checked as Bedrock checks them,
+ *   a SigV4 signature recomputed independently or an API key, test/support/fake-bedrock/sigv4.ts; a refusal is AWS's 403)
  *
  * It records every request (method, path, query, headers, parsed body) and answers each one with the next scripted
  * reply from a FIFO queue: a JSON body (any status), an SSE frame list (optionally paused, cut, or reset mid-stream),
@@ -15,6 +17,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { awsErrorReply } from "../fake-bedrock/errors.ts";
+import { DEFAULT_IDENTITIES } from "../fake-bedrock/identities.ts";
+import { checkAuth, isFailure } from "../fake-bedrock/sigv4.ts";
 import { encodeFrames, type SseFrame, type SseStyle } from "./sse.ts";
 
 /** A request the fake received. */
@@ -79,11 +84,14 @@ export interface FakeUpstream {
   stop(): Promise<void>;
 }
 
+const BEDROCK_ROUTE = /^\/model\/[^/]+\/(converse|converse-stream)$/;
+
 const ROUTES: RegExp[] = [
   /^\/v1\/chat\/completions$/,
   /^\/v1\/responses$/,
   /^\/v1\/messages$/,
   /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)$/,
+  BEDROCK_ROUTE,
 ];
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -96,7 +104,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
  * (what a dropped upstream connection looks like to the adapter: the read fails after partial data).
  */
 async function sendSse(res: ServerResponse, reply: SseReply): Promise<void> {
-  res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const contentType = reply.style === "eventstream" ? "application/vnd.amazon.eventstream" : "text/event-stream";
+  res.writeHead(reply.status ?? 200, { "content-type": contentType, "cache-control": "no-cache" });
   res.flushHeaders();
   const chunks = encodeFrames(reply.frames, reply.style);
   for (let i = 0; i < chunks.length; i++) {
@@ -110,10 +119,10 @@ async function sendSse(res: ServerResponse, reply: SseReply): Promise<void> {
   } else res.end();
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** Options of `startFakeUpstream`. */
@@ -131,7 +140,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://fake.local");
-    const raw = await readBody(req);
+    const bytes = await readBody(req);
+    const raw = bytes.toString("utf8");
     let body: Record<string, unknown> = {};
     try {
       body = JSON.parse(raw) as Record<string, unknown>;
@@ -145,6 +155,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     requests.push(recorded);
     if (method !== "POST" || !ROUTES.some((r) => r.test(url.pathname))) {
       return sendJson(res, 404, { error: { message: `fake upstream: no route ${method} ${url.pathname}` } });
+    }
+    if (BEDROCK_ROUTE.test(url.pathname)) {
+      const auth = await checkAuth({ method, path: url.pathname, query: url.search.replace(/^\?/, ""), headers, body: new Uint8Array(bytes) }, DEFAULT_IDENTITIES);
+      if (isFailure(auth)) {
+        const refusal = awsErrorReply(auth.type, auth.message, auth.status);
+        res.writeHead(refusal.status, refusal.headers);
+        res.end(refusal.body);
+        return;
+      }
     }
     const reply = queue.shift() ?? options.respond?.(recorded);
     if (reply === undefined) return sendJson(res, 500, { error: { message: `fake upstream: no scripted reply for ${method} ${url.pathname}` } });

@@ -125,12 +125,21 @@ describe("providers", () => {
     expect(build({ providers: [noKey] }).providers[0]!.apiKey).toBeUndefined();
   });
 
-  test("base_url is required except for the simulator adapter", () => {
+  test("base_url may be left out (its adapter says whether it needs one: test/unit/routing/catalog.test.ts); the simulator's is its own", () => {
     const { base_url: _b, ...noUrl } = acme;
-    const error = errorOf(() => build({ providers: [acme, noUrl] }));
-    expect(error.message).toBe('invalid config field "providers[1].base_url": required');
+    expect(build({ providers: [acme, { ...noUrl, id: "acme2" }] }).providers[1]!.baseUrl).toBe("");
     const sim = build({ providers: [{ id: "sim2", adapter: "simulator", models: [{ id: "simulator/x" }] }] });
     expect(sim.providers[0]).toMatchObject({ id: "sim2", baseUrl: "simulator://local", simulated: true });
+  });
+
+  test("a cloud entry's region and credentials are carried over, each credential {env} read from the environment", () => {
+    const cloud = { ...acme, region: "us-east-1", credentials: { access_key_id: { env: "AKID" }, secret_access_key: "literal-secret" } };
+    const provider = build({ providers: [cloud] }, { AKID: "AKIAEXAMPLE" }).providers[0]!;
+    expect(provider.region).toBe("us-east-1");
+    expect(provider.credentials).toEqual({ access_key_id: "AKIAEXAMPLE", secret_access_key: "literal-secret" });
+    const error = errorOf(() => build({ providers: [cloud] }, {}));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe('invalid config field "providers[0].credentials.access_key_id": environment variable AKID is not set');
   });
 
   test("duplicate provider ids are rejected", () => {

@@ -73,6 +73,26 @@ describe("buildCatalog", () => {
     expect(() => buildCatalog([good, bad], registryWith(strict))).toThrow(/^providers\[1\] \(p\): invalid options\.timeout_ms:/);
   });
 
+  test("a provider entry without base_url stops start-up, unless its adapter completes the target", () => {
+    const { baseUrl: _b, ...rest } = providerConfig("p", [modelConfig("m")], "openai");
+    const noUrl = { ...rest, baseUrl: "" };
+    expect(() => buildCatalog([noUrl], registryWith(adapter("openai")))).toThrow(new ModuleError('invalid config field "providers[0].base_url": required'));
+    const cloud = defineProvider({
+      ...adapter("cloud"),
+      prepareTarget: (target) => {
+        if (target.region === undefined) throw new Error("region: required by the cloud adapter");
+        return { ...target, baseUrl: `https://${target.region}.cloud.example` };
+      },
+    });
+    const regional = { ...noUrl, adapter: "cloud", region: "eu-west-1", credentials: { key: "s" } };
+    const target = buildCatalog([regional], registryWith(cloud)).get("m")!.endpoints[0]!.target;
+    expect(target).toMatchObject({ baseUrl: "https://eu-west-1.cloud.example", region: "eu-west-1", credentials: { key: "s" } });
+    expect(Object.isFrozen(target)).toBe(true);
+    expect(() => buildCatalog([{ ...noUrl, adapter: "cloud" }], registryWith(cloud))).toThrow(
+      new ModuleError('invalid config field "providers[0].region": required by the cloud adapter'),
+    );
+  });
+
   test("an empty provider list is an empty catalog", () => {
     expect(buildCatalog([], new Registry()).list()).toEqual([]);
   });
