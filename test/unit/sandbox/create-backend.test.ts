@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createSandboxBackend } from "../../../core/sandbox/backend.ts";
+import { createSandboxBackend } from "../../../core/sandbox/create-backend.ts";
 
 test("bwrap that cannot run falls back to just-bash, with one log line saying why", async () => {
   const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
