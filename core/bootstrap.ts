@@ -83,6 +83,7 @@ export async function buildRegistry(config: GatewayConfig): Promise<Registry> {
   for (const module of builtinPlugins) registry.register(module, `built-in plugin`);
   for (const module of builtinTools) registry.register(module, `built-in tool ${module.id}`);
   await loadExtensions(config.extensions, registry, config.configDir, config.plugins);
+  registry.checkRequirements();
   // The merged plugin defaults (config `plugins` over extension options) are what requests get: check them once.
   for (const [id, options] of Object.entries(config.plugins)) {
     const plugin = registry.plugin(id);

@@ -6,7 +6,7 @@
  * documents read off the event loop) arrives on its context's `helpers`, never by importing our internals.
  */
 export { defineProvider, definePlugin, defineTool, MODULE_API_VERSION } from "../registry/define.ts";
-export type { Brand, ModuleBase, ModuleKind } from "../registry/define.ts";
+export type { Brand, ModuleBase, ModuleKind, ModuleRequirements } from "../registry/define.ts";
 
 // Module contracts.
 export type {

@@ -61,6 +61,15 @@ describe("extensions", () => {
     expect(await buildRegistry(withTools({ web_search: { engine: "searxng", base_url: "http://127.0.0.1:9" } }))).toBeDefined();
   });
 
+  test("a module's requires is checked once every extension is registered: a missing one stops start-up, named", async () => {
+    await expect(buildRegistry(configWith(["./test/fixtures/extensions/requires.ts"]))).rejects.toThrow(
+      'extension "./test/fixtures/extensions/requires.ts": plugin "needs-partner" requires plugin "partner", which is not registered',
+    );
+    // Listed after the module that needs it, the partner still counts.
+    const registry = await buildRegistry(configWith(["./test/fixtures/extensions/requires.ts", "./test/fixtures/extensions/requires-partner.ts"]));
+    expect(registry.plugin("needs-partner")).toBeDefined();
+  });
+
   test("a missing module stops start-up", async () => {
     expect(buildRegistry(configWith(["./examples/plugins/missing.ts"]))).rejects.toThrow("cannot be loaded");
   });
