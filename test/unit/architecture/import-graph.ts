@@ -38,27 +38,27 @@ function isTypeOnlyExport(node: ts.ExportDeclaration): boolean {
   return clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((element) => element.isTypeOnly);
 }
 
-/** The relative module specifiers a file imports at load time. */
-export function runtimeSpecifiers(source: string, fileName = "module.ts"): string[] {
+/** The relative module specifiers a file imports at load time (or, with `types`, at all, type-only imports too). */
+export function runtimeSpecifiers(source: string, fileName = "module.ts", types = false): string[] {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.ESNext, false, ts.ScriptKind.TS);
   const specifiers: string[] = [];
   for (const statement of file.statements) {
-    if (ts.isImportDeclaration(statement) && !isTypeOnlyImport(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
+    if (ts.isImportDeclaration(statement) && (types || !isTypeOnlyImport(statement)) && ts.isStringLiteral(statement.moduleSpecifier)) {
       specifiers.push(statement.moduleSpecifier.text);
-    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !isTypeOnlyExport(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && (types || !isTypeOnlyExport(statement)) && ts.isStringLiteral(statement.moduleSpecifier)) {
       specifiers.push(statement.moduleSpecifier.text);
     }
   }
   return specifiers.filter((specifier) => specifier.startsWith("."));
 }
 
-/** Every source file (relative to root) with the source files it imports at load time. */
-export function readImportGraph(root: string): ImportGraph {
+/** Every source file (relative to root) with the source files it imports at load time (with `types`, at all). */
+export function readImportGraph(root: string, types = false): ImportGraph {
   const files = [...SOURCE_ROOTS.flatMap((dir) => listSources(join(root, dir))), ...SOURCE_FILES.map((file) => join(root, file))];
   const known = new Set(files);
   const graph: ImportGraph = new Map();
   for (const file of files) {
-    const targets = runtimeSpecifiers(readFileSync(file, "utf8"), file)
+    const targets = runtimeSpecifiers(readFileSync(file, "utf8"), file, types)
       .map((specifier) => resolve(dirname(file), specifier))
       .filter((target) => known.has(target))
       .map((target) => relative(root, target));
