@@ -150,6 +150,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     ledger,
     keyCache,
     helpers: createModuleHelpers({ logger, fetch: fetchImpl, kv, clock, ids, documents }),
+    guardedHelpers: createModuleHelpers({ logger, fetch: serverFetch, kv, clock, ids, documents }),
     streamHelpers: createModuleHelpers({ logger, fetch: streamFetch, kv, clock, ids, documents }),
     routing,
     credits,
