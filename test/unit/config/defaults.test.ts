@@ -4,11 +4,19 @@
  * limits", "Batches", "Containers", "Caps on heavy work", "Operating the gateway").
  */
 import { describe, expect, test } from "bun:test";
+import { Value } from "@sinclair/typebox/value";
+import { resolveDefaults } from "../../../core/config/defaults.ts";
+import { AgentLoopFileSchema, BatchesFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema } from "../../../core/config/file-schema.ts";
+import { DocumentsFileSchema } from "../../../core/config/documents.ts";
+import { MetricsFileSchema, TracingFileSchema } from "../../../core/config/observability.ts";
+import { LimitsFileSchema, RoutingFileSchema } from "../../../core/config/routing-limits.ts";
 import type { ConfigFile } from "../../../core/config/file-schema.ts";
 import { buildConfig, DEFAULT_BATCHES, DEFAULT_SANDBOX, DEFAULT_STREAM_WRITE_TIMEOUT_MS } from "../../../core/config/load.ts";
 import { DEFAULT_DOCUMENTS } from "../../../core/config/documents.ts";
 import { DEFAULT_METRICS } from "../../../core/config/observability.ts";
 import { DEFAULT_LIMITS, DEFAULT_ROUTING } from "../../../core/config/routing-limits.ts";
+
+const SECTIONS = [AgentLoopFileSchema, BatchesFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, DocumentsFileSchema, MetricsFileSchema, TracingFileSchema, LimitsFileSchema, RoutingFileSchema];
 
 const MIB = 1024 * 1024;
 
@@ -120,5 +128,9 @@ describe("config defaults", () => {
     const copy = structuredClone(file);
     resolved(file);
     expect(file).toStrictEqual(copy);
+  });
+
+  test("each default is a value its own schema accepts (a default cannot be one the file could not say)", () => {
+    for (const section of SECTIONS) expect(Value.Errors(section, resolveDefaults(section, undefined)).First()).toBeUndefined();
   });
 });
