@@ -16,7 +16,7 @@ import { promptSize, promptTokenEstimate, type PromptSize } from "../../limits/e
 import { checkRateLimits } from "../../limits/rate-limit.ts";
 import { catalogCeiling, ceilingFor, sizeReservation, type ReservationSize } from "../../limits/reservation.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
-import { throttledError } from "../../routing/throttled-log.ts";
+import { throttledError } from "../../util/throttled-log.ts";
 import type { ApiKeyRecord } from "../../store/types.ts";
 import type { RequestContext } from "../context.ts";
 import type { Outcome } from "../outcome.ts";
