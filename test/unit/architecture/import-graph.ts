@@ -52,12 +52,16 @@ export function runtimeSpecifiers(source: string, fileName = "module.ts", types 
   return specifiers.filter((specifier) => specifier.startsWith("."));
 }
 
-/** Every source file (relative to root) with the source files it imports at load time (with `types`, at all). */
-export function readImportGraph(root: string, types = false): ImportGraph {
+/**
+ * Every source file (relative to root) with the source files it imports at load time (with `types`, at all). With
+ * `only`, just the files under those directories are read (their imports still name any source file).
+ */
+export function readImportGraph(root: string, types = false, only?: readonly string[]): ImportGraph {
   const files = [...SOURCE_ROOTS.flatMap((dir) => listSources(join(root, dir))), ...SOURCE_FILES.map((file) => join(root, file))];
   const known = new Set(files);
   const graph: ImportGraph = new Map();
   for (const file of files) {
+    if (only && !only.some((dir) => relative(root, file).startsWith(`${dir}/`))) continue;
     const targets = runtimeSpecifiers(readFileSync(file, "utf8"), file, types)
       .map((specifier) => resolve(dirname(file), specifier))
       .filter((target) => known.has(target))

@@ -36,7 +36,7 @@ async function moduleOf(unit: string): Promise<UnitModule | undefined> {
 
 describe("unit boundaries", () => {
   test("a unit imports core only through the SDK, and another unit only when it declares it in requires", async () => {
-    const graph = readImportGraph(ROOT, true);
+    const graph = readImportGraph(ROOT, true, ["plugins", "tools"]);
     const modules = new Map<string, UnitModule | undefined>();
     const module = async (unit: string) => {
       if (!modules.has(unit)) modules.set(unit, await moduleOf(unit));
@@ -62,5 +62,6 @@ describe("unit boundaries", () => {
     expect(violations).toEqual([]);
     // The walk saw the one declared use there is (a walk that read nothing would pass the check above).
     expect([...new Set(declared)]).toEqual(["plugins/fusion -> plugins/response-healing"]);
-  });
+    // Parsing every file and importing every module is start-up-sized work: room for a busy machine.
+  }, 60_000);
 });
