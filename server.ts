@@ -3,7 +3,7 @@
  * accepting new connections, let running streams finish within the grace period, flush usage, then exit.
  */
 import { createGateway, ensureFirstKeys, randomIds } from "./core/bootstrap.ts";
-import { API_PREFIX } from "./core/app.ts";
+import { API_PREFIX } from "./core/http/api-prefix.ts";
 import { bufferedStdout, createLogger, flushEverySecond } from "./core/logger.ts";
 import { ConfigError, loadConfig } from "./core/config/load.ts";
 import { openStreamCount } from "./core/http/sse.ts";

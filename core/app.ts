@@ -12,6 +12,7 @@ import { payloadTooLarge } from "./http/body-limit.ts";
 import { readJsonBody } from "./http/body-read.ts";
 import { bodyLimitsOf } from "./http/edge-limits.ts";
 import { edgeError, type RouteTable } from "./http/edge-errors.ts";
+import { API_PREFIX } from "./http/api-prefix.ts";
 import { accountRoutes } from "./api/account.ts";
 import { catalogRoutes } from "./api/catalog.ts";
 import { healthRoutes } from "./api/health.ts";
@@ -27,8 +28,6 @@ import { betaAdmissionRoutes } from "./api/beta-admissions.ts";
 import { metricsRoute } from "./observe/metrics/route.ts";
 import { usageRoutes } from "./api/usage.ts";
 import { generationLogRoutes } from "./api/generations.ts";
-
-export const API_PREFIX = "/api/v1";
 
 export function createApp(deps: Deps, defaultWorkspaceId: string) {
   // One authentication per request, whether the body parser (below) or the route asks first.

@@ -31,7 +31,8 @@ import { createUpstreamFetch } from "./upstream-http/fetch.ts";
 import { bunFetchCap, createOneShotFetch } from "./upstream-http/one-shot.ts";
 import { IdleTrimmer } from "./ops/idle-trim.ts";
 import { DirectoryContainerService } from "./containers/service.ts";
-import { createSandboxBackend, type SandboxBackend } from "./sandbox/backend.ts";
+import type { SandboxBackend } from "./sandbox/backend.ts";
+import { createSandboxBackend } from "./sandbox/create-backend.ts";
 import { createDocumentService } from "./jobs/documents/service.ts";
 import { DEFAULT_DOCUMENTS } from "./config/documents.ts";
 import { openStreamCount } from "./http/sse.ts";
@@ -82,6 +83,7 @@ export async function buildRegistry(config: GatewayConfig): Promise<Registry> {
   for (const module of builtinPlugins) registry.register(module, `built-in plugin`);
   for (const module of builtinTools) registry.register(module, `built-in tool ${module.id}`);
   await loadExtensions(config.extensions, registry, config.configDir, config.plugins);
+  registry.checkRequirements();
   // The merged plugin defaults (config `plugins` over extension options) are what requests get: check them once.
   for (const [id, options] of Object.entries(config.plugins)) {
     const plugin = registry.plugin(id);
@@ -148,6 +150,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     ledger,
     keyCache,
     helpers: createModuleHelpers({ logger, fetch: fetchImpl, kv, clock, ids, documents }),
+    guardedHelpers: createModuleHelpers({ logger, fetch: serverFetch, kv, clock, ids, documents }),
     streamHelpers: createModuleHelpers({ logger, fetch: streamFetch, kv, clock, ids, documents }),
     routing,
     credits,

@@ -44,8 +44,10 @@ export interface Deps {
   catalog: Catalog;
   ledger: UsageLedger;
   keyCache: KeyCache;
-  /** What plugins, tools and adapters receive instead of importing our runtime values. */
+  /** What provider adapters receive instead of importing our runtime values (`fetch`: the upstream client). */
   helpers: ModuleHelpers;
+  /** What plugins and tools receive: the same, with `fetch` under the network policy (serverFetch). */
+  guardedHelpers: ModuleHelpers;
   /** The same, with the fetch suited to a streamed provider call (ProviderCall.helpers of a stream). */
   streamHelpers: ModuleHelpers;
   /** Endpoint health (shared circuit breakers), rolling endpoint statistics, load-balancing randomness (issue 5). */

@@ -4,8 +4,9 @@
  * `GET /beta/{feature}/admissions`. Management keys only; the config can admit too (`plugins.<id>.admit`).
  */
 import { Elysia, t } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { errors } from "../errors.ts";
 import { BETA_PLUGINS } from "../guardrails/admission.ts";
 import { guardrailsOf } from "../guardrails/service.ts";
@@ -31,11 +32,8 @@ export function betaAdmissionRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:beta-admissions" })
-    .derive({ as: "local" }, async ({ request }) => {
-      const principal = await auth.authenticate(request.headers);
-      requireManagement(principal);
-      return { principal };
-    })
+    .use(managementOnly(auth))
+    .guard({ management: true })
     .get(
       "/beta/:feature/admissions",
       async ({ params, principal }) => {

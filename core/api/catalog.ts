@@ -1,10 +1,10 @@
 /** `GET /models` (and the peer's other catalog reads, ./catalog-peer.ts) and `GET /health`: public, no key needed. */
 import { Elysia } from "elysia";
 import type { Deps } from "../deps.ts";
-import type { Pricing } from "../config/types.ts";
 import { catalogPeerRoutes, ModelListQuery, modelPage } from "./catalog-peer.ts";
 import { peerModelFields } from "./model-view.ts";
 import { modelClientFields } from "./model-client-fields.ts";
+import { pricingView } from "./pricing-view.ts";
 
 export function catalogRoutes(deps: Deps) {
   // The catalog is fixed after start-up, so the reply is built once.
@@ -48,15 +48,4 @@ export function catalogRoutes(deps: Deps) {
     })
     .use(catalogPeerRoutes(deps, models.data))
     .get("/health", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"] } });
-}
-
-/** Prices as decimal strings, as OpenRouter publishes them. */
-export function pricingView(p: Pricing): Record<string, string> {
-  const out: Record<string, string> = { prompt: String(p.prompt), completion: String(p.completion) };
-  if (p.cacheRead !== undefined) out.input_cache_read = String(p.cacheRead);
-  if (p.cacheWrite !== undefined) out.input_cache_write = String(p.cacheWrite);
-  if (p.reasoning !== undefined) out.internal_reasoning = String(p.reasoning);
-  if (p.request !== undefined) out.request = String(p.request);
-  if (p.image !== undefined) out.image = String(p.image);
-  return out;
 }

@@ -6,7 +6,7 @@
  * cannot be used.
  */
 import { Elysia, t, type TSchema } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import { ContainerBrowser } from "../containers/browse.ts";
 import type { ContainerFileInfo } from "../containers/contract.ts";
 import { fileIdOf, pathOfFileId } from "../containers/file-ids.ts";
@@ -16,6 +16,7 @@ import { fileStream } from "../containers/file-stream.ts";
 import { DirectoryContainerService } from "../containers/service.ts";
 import { SandboxStoreUnavailable } from "../containers/store-unavailable.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { errors, GatewayError } from "../errors.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
 
@@ -136,11 +137,8 @@ export function containerRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:containers" })
-    .derive({ as: "local" }, async ({ request }) => {
-      const principal = await auth.authenticate(request.headers);
-      requireManagement(principal);
-      return { principal };
-    })
+    .use(managementOnly(auth))
+    .guard({ management: true })
     .get(
       "/containers",
       async ({ query, principal }) => {

@@ -9,7 +9,7 @@ import type { Endpoint } from "../routing/catalog.ts";
 import { endpointView } from "../routing/catalog-view.ts";
 import { endpointParameters } from "../routing/endpoint-parameters.ts";
 import type { RoutingRuntime } from "../routing/runtime.ts";
-import { pricingView } from "./catalog.ts";
+import { pricingView } from "./pricing-view.ts";
 
 export function publicEndpoint(endpoint: Endpoint, routing: RoutingRuntime): Record<string, unknown> {
   const { model, provider } = endpoint;

@@ -4,8 +4,9 @@
  * entries, warnings) is `GET /generation?id=`.
  */
 import { Elysia, t } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { errors } from "../errors.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
 import type { GenerationQuery } from "../store/types.ts";
@@ -22,11 +23,8 @@ const ListQuery = t.Object({
 
 export function generationLogRoutes(deps: Deps, auth: Authenticator) {
   return new Elysia({ name: "routes:generations" })
-    .derive({ as: "local" }, async ({ request }) => {
-      const principal = await auth.authenticate(request.headers);
-      requireManagement(principal);
-      return { principal };
-    })
+    .use(managementOnly(auth))
+    .guard({ management: true })
     .get(
       "/generations",
       async ({ query, principal }) => {

@@ -5,8 +5,9 @@
  * `offset` and `limit` (1–100, default 50): one guardrail's, or the workspace's (`/guardrails/assignments/{keys|workspace}`).
  */
 import { Elysia, t } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { errors } from "../errors.ts";
 import { guardrailsOf } from "../guardrails/service.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
@@ -49,11 +50,8 @@ export function guardrailAssignmentRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:guardrail-assignments" })
-    .derive({ as: "local" }, async ({ request }) => {
-      const principal = await auth.authenticate(request.headers);
-      requireManagement(principal);
-      return { principal };
-    })
+    .use(managementOnly(auth))
+    .guard({ management: true })
     .get(
       "/guardrails/assignments/keys",
       async ({ query, principal }) => {

@@ -5,8 +5,9 @@
  * write is seen by the next request on every process (guardrailsOf(deps).invalidate()).
  */
 import { Elysia, t } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { errors } from "../errors.ts";
 import { guardrailCaps } from "../guardrails/pattern/caps.ts";
 import { guardrailsOf } from "../guardrails/service.ts";
@@ -41,11 +42,8 @@ export function guardrailRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:guardrails" })
-    .derive({ as: "local" }, async ({ request }) => {
-      const principal = await auth.authenticate(request.headers);
-      requireManagement(principal);
-      return { principal };
-    })
+    .use(managementOnly(auth))
+    .guard({ management: true })
     .post(
       "/guardrails",
       async ({ body, principal }) => {

@@ -1,9 +1,10 @@
 /** Key management (issue 2 §3; reference b9): management keys only, scoped to the caller's workspace. */
 import { Elysia, t } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import { hashSecret, labelOf, newSecret } from "../auth/key-material.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { RateLimitSchema, toRateLimitSetting } from "../config/routing-limits.ts";
 import { errors } from "../errors.ts";
 import { jsonResponse } from "../http/envelope.ts";
@@ -65,11 +66,8 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:keys" })
-    .derive({ as: "local" }, async ({ request }) => {
-      const principal = await auth.authenticate(request.headers);
-      requireManagement(principal);
-      return { principal };
-    })
+    .use(managementOnly(auth))
+    .guard({ management: true })
     .post(
       "/keys",
       async ({ body, principal }) => {

@@ -3,7 +3,7 @@
  * peer SDK reads to choose a model. `top_provider` is the endpoint default routing favours (the cheapest: load
  * balancing weighs by 1/price², core/routing/endpoint-order.ts). README "Models" lists the constant fields.
  */
-import { API_PREFIX } from "../app.ts";
+import { API_PREFIX } from "../http/api-prefix.ts";
 import type { CatalogModel, Endpoint } from "../routing/catalog.ts";
 import { modelParameters } from "../routing/endpoint-parameters.ts";
 import { profileOf } from "../routing/profile.ts";

@@ -3,9 +3,10 @@
  * Management keys only; a preset of another workspace is indistinguishable from a missing one (404).
  */
 import { Elysia, t } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { errors } from "../errors.ts";
 import { chatFormat } from "../formats/chat/index.ts";
 import type { WireFormat } from "../formats/format.ts";
@@ -44,11 +45,7 @@ export function presetRoutes(deps: Deps, auth: Authenticator) {
     limit: integerParam("limit", query.limit, { min: 1, max: MAX_PAGE, fallback: MAX_PAGE }),
   });
 
-  const routes = new Elysia({ name: "routes:presets" }).derive({ as: "local" }, async ({ request }) => {
-    const principal = await auth.authenticate(request.headers);
-    requireManagement(principal);
-    return { principal };
-  });
+  const routes = new Elysia({ name: "routes:presets" }).use(managementOnly(auth)).guard({ management: true });
 
   for (const { path, format, summary } of CREATE_FROM) {
     // The body is validated by us, not by Elysia (core/http/body-check.ts says why).

@@ -3,8 +3,9 @@
  * or provider — what the admin page plots. Keys are named by their name and label, never by their hash alone.
  */
 import { Elysia, t } from "elysia";
-import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
+import { managementOnly } from "./management-only.ts";
 import { errors } from "../errors.ts";
 import { rollUp, isoDay } from "./usage-periods.ts";
 
@@ -21,11 +22,8 @@ const UsageQuery = t.Object({
 
 export function usageRoutes(deps: Deps, auth: Authenticator) {
   return new Elysia({ name: "routes:usage" })
-    .derive({ as: "local" }, async ({ request }) => {
-      const principal = await auth.authenticate(request.headers);
-      requireManagement(principal);
-      return { principal };
-    })
+    .use(managementOnly(auth))
+    .guard({ management: true })
     .get(
       "/usage",
       async ({ query, principal }) => {

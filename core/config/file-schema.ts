@@ -1,8 +1,13 @@
-/** TypeBox schema of the JSON config file (`GATEWAY_CONFIG`); compiled once at start-up. */
+/**
+ * TypeBox schema of the JSON config file (`GATEWAY_CONFIG`); compiled once at start-up. A setting's default is
+ * written here (`Defaulted`, ./defaults.ts) and nowhere else; load.ts fills it in.
+ */
 import { Type, type Static } from "@sinclair/typebox";
+import { Defaulted } from "./defaults.ts";
 import { LimitsFileSchema, RoutingFileSchema } from "./routing-limits.ts";
 import { MetricsFileSchema, TracingFileSchema } from "./observability.ts";
 import { DocumentsFileSchema } from "./documents.ts";
+import { SANDBOX_DEFAULTS } from "../sandbox/settings.ts";
 import { ProviderTimeoutsSchema, ProviderTlsSchema } from "./provider-transport.ts";
 
 /** Money and prices may be written as numbers or numeric strings (as providers publish them). */
@@ -90,6 +95,89 @@ const ExtensionSchema = Type.Union([
   ),
 ]);
 
+const MIB = 1024 * 1024;
+
+/** The agent loop (README "Server tools"): how many tool calls of one request run at once, and for how long. */
+export const AgentLoopFileSchema = Type.Object(
+  {
+    tool_concurrency: Defaulted(Type.Integer({ minimum: 1, maximum: 64 }), 8),
+    tool_timeout_ms: Defaulted(Type.Integer({ minimum: 100, maximum: 600_000 }), 30_000),
+  },
+  { additionalProperties: false },
+);
+
+/** Server-side fetches (web fetch, search engines, image and file URLs): private ranges the operator allows. */
+export const NetworkFileSchema = Type.Object(
+  { allow_private: Defaulted(Type.Array(Type.String({ minLength: 1 })), []) },
+  { additionalProperties: false },
+);
+
+/**
+ * Batch execution (README "Batches"): concurrency, discount and worker timing. Half price (reference b7); a lease
+ * renewed every third of it, short enough that the claims of a process that is gone are taken over within 15 s,
+ * long enough that a renewal is never missed.
+ */
+export const BatchesFileSchema = Type.Object(
+  {
+    worker: Defaulted(Type.Boolean(), true),
+    concurrency: Defaulted(Type.Integer({ minimum: 1, maximum: 10_000 }), 16),
+    per_batch_concurrency: Defaulted(Type.Integer({ minimum: 1, maximum: 10_000 }), 4),
+    discount: Defaulted(Type.Number({ minimum: 0, maximum: 1 }), 0.5),
+    poll_interval_ms: Defaulted(Type.Integer({ minimum: 10 }), 1_000),
+    lease_ms: Defaulted(Type.Integer({ minimum: 100 }), 10_000),
+    get_rate_limit_per_minute: Defaulted(Type.Integer({ minimum: 1 }), 600),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Containers of the bash, shell, files and apply_patch tools (README "Containers"): quotas a model's work fits in,
+ * a sweep often enough to free disk soon.
+ */
+export const SandboxFileSchema = Type.Object(
+  {
+    backend: Defaulted(Type.Union([Type.Literal("just-bash"), Type.Literal("bwrap")]), "just-bash"),
+    dir: Defaulted(Type.String({ minLength: 1 }), "./data/containers"),
+    max_bytes: Defaulted(Type.Integer({ minimum: 1 }), 100 * MIB),
+    max_files: Defaulted(Type.Integer({ minimum: 1 }), 10_000),
+    sweep_interval_ms: Defaulted(Type.Integer({ minimum: 1_000 }), 60_000),
+    workers: Defaulted(Type.Integer({ minimum: 1, maximum: 256 }), 4),
+    list_scan_bound: Defaulted(Type.Integer({ minimum: 1, maximum: 1_000_000 }), 1_000),
+    /** How long a command waits for a free slot before it is refused as a tool error. */
+    queue_timeout_ms: Defaulted(Type.Integer({ minimum: 1, maximum: 600_000 }), SANDBOX_DEFAULTS.queueTimeoutMs),
+    /** A `bwrap` backend the host cannot run: false is a start-up error, true runs just-bash instead. */
+    allow_fallback: Defaulted(Type.Boolean(), SANDBOX_DEFAULTS.allowFallback),
+    /** The bubblewrap executable (a name looked up on PATH, or a path). */
+    bwrap_path: Defaulted(Type.String({ minLength: 1 }), SANDBOX_DEFAULTS.bwrapPath),
+    /** bwrap: the processes (threads) one command may have at once (RLIMIT_NPROC of its slot's uid). */
+    max_processes: Defaulted(Type.Integer({ minimum: 8, maximum: 100_000 }), SANDBOX_DEFAULTS.maxProcesses),
+    /** bwrap: slot i runs as uid first_uid + i; the range must own nothing and run nothing else on the host. */
+    first_uid: Defaulted(Type.Integer({ minimum: 1, maximum: 4_294_967_000 }), SANDBOX_DEFAULTS.firstUid),
+  },
+  { additionalProperties: false },
+);
+
+/** The HTTP server. Body-reading bounds without a value here take core/http/edge-limits.ts's. */
+export const ServerFileSchema = Type.Object(
+  {
+    /** Request bodies above this many bytes get 413. */
+    body_limit_bytes: Defaulted(Type.Integer({ minimum: 1024 }), 10 * MIB),
+    /** Bun's default of 10 s would cut slow streams. */
+    idle_timeout_seconds: Defaulted(Type.Integer({ minimum: 1, maximum: 255 }), 255),
+    keep_alive_ms: Defaulted(Type.Integer({ minimum: 100 }), 15_000),
+    shutdown_grace_ms: Defaulted(Type.Integer({ minimum: 0 }), 30_000),
+    idle_trim_ms: Defaulted(Type.Integer({ minimum: 0 }), 10_000),
+    /** Reading a request body (README "Limits of the HTTP edge"): total time, grace, minimum rate, nesting. */
+    body_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+    body_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    body_min_bytes_per_second: Type.Optional(Type.Integer({ minimum: 0 })),
+    max_json_depth: Type.Optional(Type.Integer({ minimum: 8, maximum: 1024 })),
+    /** A client that takes no bytes of its stream for this long is gone in all but name (README "Streams"); it is ended. */
+    stream_write_timeout_ms: Defaulted(Type.Integer({ minimum: 100 }), 30_000),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     providers: Type.Optional(Type.Array(ProviderSchema)),
@@ -101,24 +189,12 @@ export const ConfigFileSchema = Type.Object(
      * at start-up; `{"env": "NAME"}` values are read from the environment.
      */
     tools: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
-    /** The agent loop (README "Server tools"): how many tool calls of one request run at once, and for how long. */
-    agent_loop: Type.Optional(
-      Type.Object(
-        {
-          tool_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
-          tool_timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    agent_loop: Type.Optional(AgentLoopFileSchema),
     /** Idempotent requests (README "Idempotent requests"): the most one reply kept for its retries may hold. */
     idempotency: Type.Optional(
       Type.Object({ max_reply_bytes: Type.Optional(Type.Integer({ minimum: 1024 })) }, { additionalProperties: false }),
     ),
-    /** Server-side fetches (web fetch, search engines, image and file URLs): private ranges the operator allows. */
-    network: Type.Optional(
-      Type.Object({ allow_private: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) }, { additionalProperties: false }),
-    ),
+    network: Type.Optional(NetworkFileSchema),
     /**
      * Strict translation mode for every request without an `X-Service-Strict` header (README "Strict mode"): a field
      * an upstream cannot carry is a 422 instead of a warning.
@@ -134,21 +210,7 @@ export const ConfigFileSchema = Type.Object(
     metrics: Type.Optional(MetricsFileSchema),
     /** OpenTelemetry traces over OTLP/HTTP (README "Operating the gateway"); the env's OTEL_* also turn them on. */
     tracing: Type.Optional(TracingFileSchema),
-    /** Batch execution (README "Batches"): concurrency, discount and worker timing. */
-    batches: Type.Optional(
-      Type.Object(
-        {
-          worker: Type.Optional(Type.Boolean()),
-          concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-          per_batch_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-          discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-          poll_interval_ms: Type.Optional(Type.Integer({ minimum: 10 })),
-          lease_ms: Type.Optional(Type.Integer({ minimum: 100 })),
-          get_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    batches: Type.Optional(BatchesFileSchema),
     /**
      * What operators' guardrail patterns may cost (README "Caps on heavy work"): instructions of one pattern's
      * program, refused above at `POST`/`PATCH /guardrails` (default 100: a 1 MB prompt in under 1 s), and the steps
@@ -165,50 +227,8 @@ export const ConfigFileSchema = Type.Object(
     ),
     /** Reading PDFs and HTML pages off the event loop, and the caps on each (README "Caps on heavy work"). */
     documents: Type.Optional(DocumentsFileSchema),
-    /** Containers of the bash, shell, files and apply_patch tools (README "Containers"). */
-    sandbox: Type.Optional(
-      Type.Object(
-        {
-          backend: Type.Optional(Type.Union([Type.Literal("just-bash"), Type.Literal("bwrap")])),
-          dir: Type.Optional(Type.String({ minLength: 1 })),
-          max_bytes: Type.Optional(Type.Integer({ minimum: 1 })),
-          max_files: Type.Optional(Type.Integer({ minimum: 1 })),
-          sweep_interval_ms: Type.Optional(Type.Integer({ minimum: 1_000 })),
-          workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
-          list_scan_bound: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-          /** How long a command waits for a free slot before it is refused as a tool error. */
-          queue_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
-          /** A `bwrap` backend the host cannot run: false is a start-up error, true runs just-bash instead. */
-          allow_fallback: Type.Optional(Type.Boolean()),
-          /** The bubblewrap executable (a name looked up on PATH, or a path). */
-          bwrap_path: Type.Optional(Type.String({ minLength: 1 })),
-          /** bwrap: the processes (threads) one command may have at once (RLIMIT_NPROC of its slot's uid). */
-          max_processes: Type.Optional(Type.Integer({ minimum: 8, maximum: 100_000 })),
-          /** bwrap: slot i runs as uid first_uid + i; the range must own nothing and run nothing else on the host. */
-          first_uid: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_000 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    server: Type.Optional(
-      Type.Object(
-        {
-          body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
-          idle_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 255 })),
-          keep_alive_ms: Type.Optional(Type.Integer({ minimum: 100 })),
-          shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
-          idle_trim_ms: Type.Optional(Type.Integer({ minimum: 0 })),
-          /** Reading a request body (README "Limits of the HTTP edge"): total time, grace, minimum rate, nesting. */
-          body_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
-          body_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
-          body_min_bytes_per_second: Type.Optional(Type.Integer({ minimum: 0 })),
-          max_json_depth: Type.Optional(Type.Integer({ minimum: 8, maximum: 1024 })),
-          /** A stream whose client takes no bytes for this long is ended (and settled). */
-          stream_write_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    sandbox: Type.Optional(SandboxFileSchema),
+    server: Type.Optional(ServerFileSchema),
   },
   { additionalProperties: false },
 );

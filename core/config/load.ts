@@ -1,12 +1,12 @@
 /** Reads env and the JSON config file into a validated GatewayConfig; any problem names the bad field. */
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { dirname, resolve } from "node:path";
-import { ConfigFileSchema, type ConfigFile } from "./file-schema.ts";
+import { deepFreeze, resolveDefaults } from "./defaults.ts";
+import { AgentLoopFileSchema, BatchesFileSchema, ConfigFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, type ConfigFile } from "./file-schema.ts";
 import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
 import { toDocumentsConfig } from "./documents.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
-import { SANDBOX_DEFAULTS } from "../sandbox/settings.ts";
 import { simulatorProvider } from "./simulator-default.ts";
 import type { BatchesConfig, ExtensionRef, GatewayConfig, GuardrailsConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
 
@@ -17,9 +17,8 @@ export class ConfigError extends Error {
 
 const fileValidator = TypeCompiler.Compile(ConfigFileSchema);
 
-const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
-/** A client that takes no bytes of its stream for this long is gone in all but name (README "Streams"). */
-export const DEFAULT_STREAM_WRITE_TIMEOUT_MS = 30_000;
+/** What a hand-built config without `streamWriteTimeoutMs` gets (file-schema.ts `server.stream_write_timeout_ms`). */
+export const DEFAULT_STREAM_WRITE_TIMEOUT_MS = resolveDefaults(ServerFileSchema, undefined).stream_write_timeout_ms;
 
 type Env = Record<string, string | undefined>;
 
@@ -56,6 +55,8 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
   const providers = (file.providers ?? []).map((p, i) => toProvider(p, i, env, configDir));
   if (providers.length === 0 || file.simulator === true) providers.unshift(simulatorProvider());
   assertUnique(providers.map((p) => p.id), "providers[].id");
+  const server = resolveDefaults(ServerFileSchema, file.server);
+  const agentLoop = resolveDefaults(AgentLoopFileSchema, file.agent_loop);
   return {
     host: env.HOST || "0.0.0.0",
     port: parsePort(env.PORT),
@@ -64,23 +65,23 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     storeWaitMs: parseSeconds(env.STORE_WAIT_SECONDS, "STORE_WAIT_SECONDS", DEFAULT_STORE_WAIT_SECONDS) * 1000,
     logLevel: env.LOG_LEVEL || "info",
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
-    bodyLimitBytes: file.server?.body_limit_bytes ?? DEFAULT_BODY_LIMIT,
-    idleTimeoutSeconds: file.server?.idle_timeout_seconds ?? 255,
-    keepAliveMs: file.server?.keep_alive_ms ?? 15_000,
-    shutdownGraceMs: file.server?.shutdown_grace_ms ?? 30_000,
-    idleTrimMs: file.server?.idle_trim_ms ?? 10_000,
+    bodyLimitBytes: server.body_limit_bytes,
+    idleTimeoutSeconds: server.idle_timeout_seconds,
+    keepAliveMs: server.keep_alive_ms,
+    shutdownGraceMs: server.shutdown_grace_ms,
+    idleTrimMs: server.idle_trim_ms,
     // Bounds of reading a request body; absent ones take core/http/edge-limits.ts defaults.
-    ...(file.server?.body_timeout_ms !== undefined ? { bodyTimeoutMs: file.server.body_timeout_ms } : {}),
-    ...(file.server?.body_grace_ms !== undefined ? { bodyGraceMs: file.server.body_grace_ms } : {}),
-    ...(file.server?.body_min_bytes_per_second !== undefined ? { bodyMinBytesPerSecond: file.server.body_min_bytes_per_second } : {}),
-    ...(file.server?.max_json_depth !== undefined ? { maxJsonDepth: file.server.max_json_depth } : {}),
-    streamWriteTimeoutMs: file.server?.stream_write_timeout_ms ?? DEFAULT_STREAM_WRITE_TIMEOUT_MS,
+    ...(server.body_timeout_ms !== undefined ? { bodyTimeoutMs: server.body_timeout_ms } : {}),
+    ...(server.body_grace_ms !== undefined ? { bodyGraceMs: server.body_grace_ms } : {}),
+    ...(server.body_min_bytes_per_second !== undefined ? { bodyMinBytesPerSecond: server.body_min_bytes_per_second } : {}),
+    ...(server.max_json_depth !== undefined ? { maxJsonDepth: server.max_json_depth } : {}),
+    streamWriteTimeoutMs: server.stream_write_timeout_ms,
     providers,
     extensions: (file.extensions ?? []).map(toExtension),
     plugins: file.plugins ?? {},
     tools: toToolSettings(file.tools ?? {}, env),
-    agentLoop: { toolConcurrency: file.agent_loop?.tool_concurrency ?? 8, toolTimeoutMs: file.agent_loop?.tool_timeout_ms ?? 30_000 },
-    network: { allowPrivate: file.network?.allow_private ?? [] },
+    agentLoop: { toolConcurrency: agentLoop.tool_concurrency, toolTimeoutMs: agentLoop.tool_timeout_ms },
+    network: { allowPrivate: resolveDefaults(NetworkFileSchema, file.network).allow_private },
     routing: toRoutingConfig(file.routing),
     limits: toLimitsConfig(file.limits),
     batches: toBatches(file.batches),
@@ -105,32 +106,21 @@ function observability(file: ConfigFile, env: Env): Pick<GatewayConfig, "metrics
   }
 }
 
-/**
- * Batch defaults: half price (reference b7); a lease renewed every third of it, short enough that the claims of a
- * process that is gone are taken over within 15 s (hardening issue), long enough that a renewal is never missed.
- */
-export const DEFAULT_BATCHES: BatchesConfig = Object.freeze({
-  worker: true,
-  concurrency: 16,
-  perBatchConcurrency: 4,
-  discount: 0.5,
-  pollIntervalMs: 1_000,
-  leaseMs: 10_000,
-  getRateLimitPerMinute: 600,
-});
-
-function toBatches(b: ConfigFile["batches"]): BatchesConfig {
-  const d = DEFAULT_BATCHES;
+function toBatches(section: ConfigFile["batches"]): BatchesConfig {
+  const b = resolveDefaults(BatchesFileSchema, section);
   return {
-    worker: b?.worker ?? d.worker,
-    concurrency: b?.concurrency ?? d.concurrency,
-    perBatchConcurrency: b?.per_batch_concurrency ?? d.perBatchConcurrency,
-    discount: b?.discount ?? d.discount,
-    pollIntervalMs: b?.poll_interval_ms ?? d.pollIntervalMs,
-    leaseMs: b?.lease_ms ?? d.leaseMs,
-    getRateLimitPerMinute: b?.get_rate_limit_per_minute ?? d.getRateLimitPerMinute,
+    worker: b.worker,
+    concurrency: b.concurrency,
+    perBatchConcurrency: b.per_batch_concurrency,
+    discount: b.discount,
+    pollIntervalMs: b.poll_interval_ms,
+    leaseMs: b.lease_ms,
+    getRateLimitPerMinute: b.get_rate_limit_per_minute,
   };
 }
+
+/** What a config without a `batches` section gets (file-schema.ts has the values). */
+export const DEFAULT_BATCHES: BatchesConfig = deepFreeze(toBatches(undefined));
 
 function toGuardrails(g: NonNullable<ConfigFile["guardrails"]>): GuardrailsConfig {
   return {
@@ -139,39 +129,26 @@ function toGuardrails(g: NonNullable<ConfigFile["guardrails"]>): GuardrailsConfi
   };
 }
 
-/** Container defaults (README "Containers"): quotas a model's work fits in, a sweep often enough to free disk soon. */
-export const DEFAULT_SANDBOX: SandboxConfig = Object.freeze({
-  backend: "just-bash",
-  dir: "./data/containers",
-  maxBytes: 100 * 1024 * 1024,
-  maxFiles: 10_000,
-  sweepIntervalMs: 60_000,
-  workers: 4,
-  listScanBound: 1_000,
-  queueTimeoutMs: SANDBOX_DEFAULTS.queueTimeoutMs,
-  allowFallback: SANDBOX_DEFAULTS.allowFallback,
-  bwrapPath: SANDBOX_DEFAULTS.bwrapPath,
-  maxProcesses: SANDBOX_DEFAULTS.maxProcesses,
-  firstUid: SANDBOX_DEFAULTS.firstUid,
-});
-
-function toSandbox(s: ConfigFile["sandbox"]): SandboxConfig {
-  const d = DEFAULT_SANDBOX;
+function toSandbox(section: ConfigFile["sandbox"]): SandboxConfig {
+  const s = resolveDefaults(SandboxFileSchema, section);
   return {
-    backend: s?.backend ?? d.backend,
-    dir: s?.dir ?? d.dir,
-    maxBytes: s?.max_bytes ?? d.maxBytes,
-    maxFiles: s?.max_files ?? d.maxFiles,
-    sweepIntervalMs: s?.sweep_interval_ms ?? d.sweepIntervalMs,
-    workers: s?.workers ?? d.workers,
-    listScanBound: s?.list_scan_bound ?? d.listScanBound,
-    queueTimeoutMs: s?.queue_timeout_ms ?? d.queueTimeoutMs,
-    allowFallback: s?.allow_fallback ?? d.allowFallback,
-    bwrapPath: s?.bwrap_path ?? d.bwrapPath,
-    maxProcesses: s?.max_processes ?? d.maxProcesses,
-    firstUid: s?.first_uid ?? d.firstUid,
+    backend: s.backend,
+    dir: s.dir,
+    maxBytes: s.max_bytes,
+    maxFiles: s.max_files,
+    sweepIntervalMs: s.sweep_interval_ms,
+    workers: s.workers,
+    listScanBound: s.list_scan_bound,
+    queueTimeoutMs: s.queue_timeout_ms,
+    allowFallback: s.allow_fallback,
+    bwrapPath: s.bwrap_path,
+    maxProcesses: s.max_processes,
+    firstUid: s.first_uid,
   };
 }
+
+/** What a config without a `sandbox` section gets (file-schema.ts has the values). */
+export const DEFAULT_SANDBOX: SandboxConfig = deepFreeze(toSandbox(undefined));
 
 type ProviderEntry = NonNullable<ConfigFile["providers"]>[number];
 type ModelEntry = ProviderEntry["models"][number];

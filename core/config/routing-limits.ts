@@ -1,10 +1,12 @@
 /**
- * The `routing` and `limits` sections of the config file (README "Routing and limits"): their TypeBox schemas,
- * their parsed shapes and their defaults. Kept apart from file-schema.ts so each section reads as one unit.
+ * The `routing` and `limits` sections of the config file (README "Routing and limits"): their TypeBox schemas with
+ * their defaults, and their parsed shapes. Kept apart from file-schema.ts so each section reads as one unit.
  */
 import { Type, type Static } from "@sinclair/typebox";
+import { Defaulted, deepFreeze, resolveDefaults } from "./defaults.ts";
 
-const Ms = (minimum = 1) => Type.Optional(Type.Integer({ minimum }));
+/** Milliseconds (or another whole count) with its default. */
+const Ms = (value: number, minimum = 1) => Defaulted(Type.Integer({ minimum }), value);
 
 /** Per-key rate limits: `requests` and/or `tokens` per `interval_seconds` (also the body of `rate_limit` on /keys). */
 const MAX_INT32 = 2_147_483_647;
@@ -22,23 +24,24 @@ export const RateLimitSchema = Type.Object(
 /** Config file `routing`: timeouts, retries, circuit breaker, sticky sessions, endpoint statistics. */
 export const RoutingFileSchema = Type.Object(
   {
-    first_byte_timeout_ms: Ms(),
-    request_timeout_ms: Ms(),
-    request_timeout_margin: Type.Optional(Type.Number({ minimum: 1 })),
-    assumed_output_tokens_per_second: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    idle_timeout_ms: Ms(),
-    retry_deadline_ms: Ms(0),
-    max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-    backoff_base_ms: Ms(0),
-    backoff_max_ms: Ms(0),
-    breaker: Type.Optional(
+    first_byte_timeout_ms: Ms(60_000),
+    request_timeout_ms: Ms(60_000),
+    request_timeout_margin: Defaulted(Type.Number({ minimum: 1 }), 2),
+    assumed_output_tokens_per_second: Defaulted(Type.Number({ exclusiveMinimum: 0 }), 20),
+    idle_timeout_ms: Ms(120_000),
+    retry_deadline_ms: Ms(30_000, 0),
+    max_retries: Defaulted(Type.Integer({ minimum: 0, maximum: 10 }), 1),
+    backoff_base_ms: Ms(100, 0),
+    backoff_max_ms: Ms(2_000, 0),
+    breaker: Defaulted(
       Type.Object(
-        { failure_threshold: Ms(), failure_window_ms: Ms(), cooldown_ms: Ms() },
+        { failure_threshold: Ms(3), failure_window_ms: Ms(60_000), cooldown_ms: Ms(30_000) },
         { additionalProperties: false },
       ),
+      {},
     ),
-    sticky_ttl_ms: Ms(),
-    stats: Type.Optional(Type.Object({ samples: Ms(), sync_interval_ms: Ms() }, { additionalProperties: false })),
+    sticky_ttl_ms: Ms(3_600_000),
+    stats: Defaulted(Type.Object({ samples: Ms(100), sync_interval_ms: Ms(5_000) }, { additionalProperties: false }), {}),
   },
   { additionalProperties: false },
 );
@@ -46,9 +49,10 @@ export const RoutingFileSchema = Type.Object(
 /** Config file `limits`: default per-key rate limits and credit reservation sizing. */
 export const LimitsFileSchema = Type.Object(
   {
+    /** Absent: no default limit. */
     rate_limit: Type.Optional(RateLimitSchema),
-    default_max_output_tokens: Ms(),
-    reservation_ttl_ms: Ms(),
+    default_max_output_tokens: Ms(4_096),
+    reservation_ttl_ms: Ms(900_000),
   },
   { additionalProperties: false },
 );
@@ -100,58 +104,38 @@ export interface LimitsConfig {
   reservationTtlMs: number;
 }
 
-export const DEFAULT_ROUTING: RoutingConfig = Object.freeze({
-  firstByteTimeoutMs: 60_000,
-  requestTimeoutMs: 60_000,
-  requestTimeoutMargin: 2,
-  assumedOutputTokensPerSecond: 20,
-  idleTimeoutMs: 120_000,
-  retryDeadlineMs: 30_000,
-  maxRetries: 1,
-  backoffBaseMs: 100,
-  backoffMaxMs: 2_000,
-  breaker: Object.freeze({ failureThreshold: 3, failureWindowMs: 60_000, cooldownMs: 30_000 }),
-  stickyTtlMs: 3_600_000,
-  stats: Object.freeze({ samples: 100, syncIntervalMs: 5_000 }),
-});
-
-export const DEFAULT_LIMITS: LimitsConfig = Object.freeze({
-  rateLimit: null,
-  defaultMaxOutputTokens: 4_096,
-  reservationTtlMs: 900_000,
-});
-
 /** The `routing` section with defaults filled in. */
-export function toRoutingConfig(r: Static<typeof RoutingFileSchema> | undefined): RoutingConfig {
-  const d = DEFAULT_ROUTING;
+export function toRoutingConfig(section: Static<typeof RoutingFileSchema> | undefined): RoutingConfig {
+  const r = resolveDefaults(RoutingFileSchema, section);
   return {
-    firstByteTimeoutMs: r?.first_byte_timeout_ms ?? d.firstByteTimeoutMs,
-    requestTimeoutMs: r?.request_timeout_ms ?? d.requestTimeoutMs,
-    requestTimeoutMargin: r?.request_timeout_margin ?? d.requestTimeoutMargin,
-    assumedOutputTokensPerSecond: r?.assumed_output_tokens_per_second ?? d.assumedOutputTokensPerSecond,
-    idleTimeoutMs: r?.idle_timeout_ms ?? d.idleTimeoutMs,
-    retryDeadlineMs: r?.retry_deadline_ms ?? d.retryDeadlineMs,
-    maxRetries: r?.max_retries ?? d.maxRetries,
-    backoffBaseMs: r?.backoff_base_ms ?? d.backoffBaseMs,
-    backoffMaxMs: r?.backoff_max_ms ?? d.backoffMaxMs,
-    breaker: {
-      failureThreshold: r?.breaker?.failure_threshold ?? d.breaker.failureThreshold,
-      failureWindowMs: r?.breaker?.failure_window_ms ?? d.breaker.failureWindowMs,
-      cooldownMs: r?.breaker?.cooldown_ms ?? d.breaker.cooldownMs,
-    },
-    stickyTtlMs: r?.sticky_ttl_ms ?? d.stickyTtlMs,
-    stats: { samples: r?.stats?.samples ?? d.stats.samples, syncIntervalMs: r?.stats?.sync_interval_ms ?? d.stats.syncIntervalMs },
+    firstByteTimeoutMs: r.first_byte_timeout_ms,
+    requestTimeoutMs: r.request_timeout_ms,
+    requestTimeoutMargin: r.request_timeout_margin,
+    assumedOutputTokensPerSecond: r.assumed_output_tokens_per_second,
+    idleTimeoutMs: r.idle_timeout_ms,
+    retryDeadlineMs: r.retry_deadline_ms,
+    maxRetries: r.max_retries,
+    backoffBaseMs: r.backoff_base_ms,
+    backoffMaxMs: r.backoff_max_ms,
+    breaker: { failureThreshold: r.breaker.failure_threshold, failureWindowMs: r.breaker.failure_window_ms, cooldownMs: r.breaker.cooldown_ms },
+    stickyTtlMs: r.sticky_ttl_ms,
+    stats: { samples: r.stats.samples, syncIntervalMs: r.stats.sync_interval_ms },
   };
 }
 
 /** The `limits` section with defaults filled in. */
-export function toLimitsConfig(l: Static<typeof LimitsFileSchema> | undefined): LimitsConfig {
+export function toLimitsConfig(section: Static<typeof LimitsFileSchema> | undefined): LimitsConfig {
+  const l = resolveDefaults(LimitsFileSchema, section);
   return {
-    rateLimit: l?.rate_limit ? toRateLimitSetting(l.rate_limit) : DEFAULT_LIMITS.rateLimit,
-    defaultMaxOutputTokens: l?.default_max_output_tokens ?? DEFAULT_LIMITS.defaultMaxOutputTokens,
-    reservationTtlMs: l?.reservation_ttl_ms ?? DEFAULT_LIMITS.reservationTtlMs,
+    rateLimit: l.rate_limit ? toRateLimitSetting(l.rate_limit) : null,
+    defaultMaxOutputTokens: l.default_max_output_tokens,
+    reservationTtlMs: l.reservation_ttl_ms,
   };
 }
+
+/** What a config without a `routing` or `limits` section gets (tests build such configs by hand). */
+export const DEFAULT_ROUTING: RoutingConfig = deepFreeze(toRoutingConfig(undefined));
+export const DEFAULT_LIMITS: LimitsConfig = deepFreeze(toLimitsConfig(undefined));
 
 /** A `rate_limit` object (config or /keys body) as enforced; null when it limits nothing. */
 export function toRateLimitSetting(r: Static<typeof RateLimitSchema>): RateLimitSetting | null {

@@ -4,7 +4,7 @@
  * `/api/v1/v1/messages`, an OpenAI client given `…/api/v1/v1` calls `/api/v1/v1/chat/completions`. Claude Code
  * reports a bare 404 as a model problem; this one names the base URL to set instead.
  */
-import { API_PREFIX } from "../app.ts";
+import { API_PREFIX } from "./api-prefix.ts";
 import { GatewayError } from "../errors.ts";
 import { anthropicClient } from "./edge-envelope.ts";
 import { clip } from "./clip.ts";

@@ -4,7 +4,7 @@
  */
 import type { Logger } from "pino";
 import { GatewayError } from "../errors.ts";
-import { throttledError } from "../routing/throttled-log.ts";
+import { throttledError } from "../util/throttled-log.ts";
 
 export function creditsUnavailable(): GatewayError {
   return new GatewayError("provider_unavailable", "Service temporarily unavailable: credit limits cannot be checked right now", {

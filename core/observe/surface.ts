@@ -11,7 +11,7 @@ import { incBy } from "./metrics/bound.ts";
 import { GatewayMetrics } from "./metrics/metrics.ts";
 import type { Observer } from "./observer.ts";
 import { startTracing, type Tracing } from "./tracing/tracing.ts";
-import { throttledError } from "../routing/throttled-log.ts";
+import { throttledError } from "../util/throttled-log.ts";
 
 export interface OperatorSurface {
   metrics: GatewayMetrics | undefined;

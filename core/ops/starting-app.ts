@@ -3,7 +3,7 @@
  * (`/health` 200), not ready (`/health/ready` 503 naming the store it waits for), and every other request gets the
  * 503 envelope with `Retry-After`, never a refused connection or a hang. server.ts swaps in the gateway once it is up.
  */
-import { API_PREFIX } from "../app.ts";
+import { API_PREFIX } from "../http/api-prefix.ts";
 import { notReady } from "../api/health.ts";
 import { envelopeOf, errorResponse, jsonResponse } from "../http/envelope.ts";
 import { storeLabel, storeUnavailable, type StoreName } from "./unavailable.ts";

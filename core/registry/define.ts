@@ -24,6 +24,18 @@ export interface ModuleBase {
   readonly description: string;
   /** Options the config may give the module; validated at start-up (bad options stop the process). */
   readonly optionsSchema?: TSchema;
+  /**
+   * The other modules this one needs registered: those whose tool it offers or runs, whose code it imports. Checked
+   * once every module is registered (built-ins and extensions, in any order); a missing one stops start-up, named.
+   */
+  readonly requires?: ModuleRequirements;
+}
+
+/** Module ids by kind: plugin ids, tool ids (`service:web_fetch`), adapter names. */
+export interface ModuleRequirements {
+  readonly plugins?: readonly string[];
+  readonly tools?: readonly string[];
+  readonly providers?: readonly string[];
 }
 
 function brand<K extends ModuleKind, M extends ModuleBase>(kind: K, module: M): M & Brand<K> {

@@ -14,7 +14,11 @@ export interface ModuleHelpers {
   /** Builds a GatewayError recognised by the pipeline (brand check), whatever copy of our code the module has. */
   error(type: ErrorType, message: string, init?: GatewayErrorInit): GatewayError;
   logger: Logger;
-  /** Outbound HTTP; tests inject a recording fake. */
+  /**
+   * Outbound HTTP. On a plugin's or a tool's context it is under the network policy (the context's `fetch`): the one
+   * for any URL a request or a model names. On a provider call it is the upstream client, for the provider's
+   * configured `base_url`. Tests inject a recording fake.
+   */
   fetch: FetchFunction;
   kv: Kv;
   /** PDFs and HTML pages read in worker threads under the config's `documents` caps (README "Caps on heavy work"). */

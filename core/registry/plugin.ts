@@ -36,9 +36,14 @@ export interface PluginContext {
   readonly helpers: ModuleHelpers;
   /**
    * Outbound HTTP under the gateway's network policy (public addresses only, unless `network.allow_private`): for
-   * URLs a request names. `helpers.fetch` is the provider client and applies no such policy.
+   * URLs a request names. `helpers.fetch` is the same function.
    */
   readonly fetch: FetchFunction;
+  /**
+   * The gateway's upstream client, outside the network policy: only for a URL the operator configured (an engine's
+   * `base_url` in the plugin's config options), never one a request or a model names.
+   */
+  readonly upstreamFetch: FetchFunction;
   /** Aborted when the client goes away (or the batch worker stops): stop any work of your own then. */
   readonly signal: AbortSignal;
   /** Models, endpoints, prices, context lengths and measured latency and throughput; read-only. */

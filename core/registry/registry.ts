@@ -2,6 +2,7 @@
 import {
   MODULE_API_VERSION,
   moduleBrand,
+  type ModuleRequirements,
   type RegisteredModule,
   type RegisteredPlugin,
   type RegisteredProvider,
@@ -19,6 +20,8 @@ export class Registry {
   private readonly plugins = new Map<string, RegisteredPlugin>();
   private readonly tools = new Map<string, RegisteredTool>();
   private pluginOrder: RegisteredPlugin[] = [];
+  /** Every registered module with the source that named it, for checkRequirements' messages. */
+  private readonly sources = new Map<RegisteredModule, string>();
 
   /** Registers one module after checking its brand, kind, API version and shape. `source` names it in errors. */
   register(value: unknown, source: string): RegisteredModule {
@@ -30,6 +33,7 @@ export class Registry {
     const module = value as { id?: unknown; description?: unknown };
     if (typeof module.id !== "string" || module.id.length === 0) throw new ModuleError(`${source}: missing string "id"`);
     if (typeof module.description !== "string") throw new ModuleError(`${source}: missing string "description"`);
+    checkRequiresShape((value as { requires?: unknown }).requires, source);
     switch (brand.kind) {
       case "provider":
         return this.add(this.providers, checkProvider(value as RegisteredProvider, source), source);
@@ -64,10 +68,48 @@ export class Registry {
     return [...this.providers.keys()];
   }
 
+  /**
+   * Refuses a module whose `requires` names a module nobody registered. Run once, after the built-ins and every
+   * extension are registered, so modules may be listed in any order.
+   */
+  checkRequirements(): void {
+    for (const [module, source] of this.sources) {
+      const requires = module.requires;
+      if (!requires) continue;
+      const kind = moduleBrand(module)!.kind;
+      for (const [field, noun, has] of REQUIREMENT_KINDS) {
+        for (const id of requires[field] ?? []) {
+          if (!has(this, id)) throw new ModuleError(`${source}: ${kind} "${module.id}" requires ${noun} "${id}", which is not registered`);
+        }
+      }
+    }
+  }
+
   private add<M extends RegisteredModule>(map: Map<string, M>, module: M, source: string): M {
     if (map.has(module.id)) throw new ModuleError(`${source}: a module with id "${module.id}" is already registered`);
     map.set(module.id, module);
+    this.sources.set(module, source);
     return module;
+  }
+}
+
+const REQUIREMENT_KINDS: ReadonlyArray<readonly [keyof ModuleRequirements, string, (registry: Registry, id: string) => boolean]> = [
+  ["plugins", "plugin", (registry, id) => registry.plugin(id) !== undefined],
+  ["tools", "tool", (registry, id) => registry.tool(id) !== undefined],
+  ["providers", "provider", (registry, id) => registry.provider(id) !== undefined],
+];
+
+function checkRequiresShape(requires: unknown, source: string): void {
+  if (requires === undefined) return;
+  if (typeof requires !== "object" || requires === null || Array.isArray(requires)) {
+    throw new ModuleError(`${source}: "requires" must be an object of id lists ({plugins?, tools?, providers?})`);
+  }
+  const fields = REQUIREMENT_KINDS.map(([field]) => field as string);
+  for (const [field, ids] of Object.entries(requires)) {
+    if (!fields.includes(field)) throw new ModuleError(`${source}: unknown field "requires.${field}" (plugins, tools or providers)`);
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string" || id.length === 0)) {
+      throw new ModuleError(`${source}: "requires.${field}" must be a list of module ids`);
+    }
   }
 }
 

@@ -37,9 +37,15 @@ export interface ToolRunContext {
   /**
    * Server-side HTTP under the gateway's network policy: http(s) only, every resolved address (on every redirect)
    * checked against private, loopback, link-local and metadata ranges unless the operator allow-lists them. A refusal
-   * rejects with an Error whose message says why; the loop turns it into the model's error result.
+   * rejects with an Error whose message says why; the loop turns it into the model's error result. Bound to the
+   * call's `signal`; `helpers.fetch` is the same policy without that binding.
    */
   fetch: FetchFunction;
+  /**
+   * The gateway's upstream client, outside the network policy: only for a URL the operator configured (the tool's
+   * `tools.<name>` settings), never one a request or a model names.
+   */
+  upstreamFetch: FetchFunction;
   /** The gateway's model catalog (read-only). */
   catalog: CatalogView;
   /** Every tool the request declared, deferred ones included (what `service:tool_search` searches). */

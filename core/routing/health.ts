@@ -16,7 +16,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../deps.ts";
 import type { GatewayError } from "../errors.ts";
 import type { Kv } from "../kv/kv.ts";
-import { throttledError } from "./throttled-log.ts";
+import { throttledError } from "../util/throttled-log.ts";
 
 export type BreakerState = "closed" | "open" | "half-open";
 

@@ -6,7 +6,7 @@
  * documents read off the event loop) arrives on its context's `helpers`, never by importing our internals.
  */
 export { defineProvider, definePlugin, defineTool, MODULE_API_VERSION } from "../registry/define.ts";
-export type { Brand, ModuleBase, ModuleKind } from "../registry/define.ts";
+export type { Brand, ModuleBase, ModuleKind, ModuleRequirements } from "../registry/define.ts";
 
 // Module contracts.
 export type {
@@ -34,6 +34,15 @@ export { fileIdOf, pathOfFileId } from "../containers/file-ids.ts";
 export { citationsIn, sourcesOf } from "../pipeline/agent/citations.ts";
 export type { Source, UrlCitation } from "../pipeline/agent/citations.ts";
 export type { FetchFunction, ModuleHelpers } from "../registry/helpers.ts";
+/** A response body read up to a byte cap, the rest never downloaded. */
+export { readCapped } from "../net/read-capped.ts";
+export type { CappedBody } from "../net/read-capped.ts";
+/**
+ * Domain filters as web_search and web_fetch read them (`allowed_domains`, `blocked_domains`, …): `example.com` and
+ * its subdomains, optionally narrowed to a path prefix (`openai.com/blog`).
+ */
+export { domainRefusal, domainRules, excludeHosts, includeHosts, matchesRule, parseDomainRule, parseDomainRules } from "../net/domain-rules.ts";
+export type { DomainRule } from "../net/domain-rules.ts";
 export type { CatalogView, EndpointView, ModelView } from "../routing/catalog-view.ts";
 export type { Percentiles } from "../routing/stats.ts";
 export type { Pricing } from "../config/types.ts";
@@ -79,6 +88,7 @@ export type {
 export type { AlignmentReport, CanonicalResponse, Finish, FinishReason, ResponseError } from "../model/response.ts";
 export type { Cost, Usage } from "../model/usage.ts";
 export type { Warning } from "../model/warnings.ts";
+export { lastUserText } from "../model/message-text.ts";
 // Prompt size in tokens (o200k_base, loaded on first use), as the gateway itself counts it.
 export { byteBound, fixedTokens, messageTokens, tokenizer } from "../model/tokens.ts";
 export type { Measure, SlicedTokenizer, Tokenizer } from "../model/tokens.ts";

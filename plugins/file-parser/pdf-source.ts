@@ -6,10 +6,7 @@
  * (`metadata.reason`): `pdf_encrypted`, `pdf_unreadable`, `pdf_too_large` (its bytes), `pdf_over_cap` (pages, decoded
  * streams, text, or the time or memory its reading took; `metadata.cap` names the setting), `file_download_failed`.
  */
-import type { FilePart } from "../../core/sdk/index.ts";
-import type { GatewayError } from "../../core/sdk/index.ts";
-import type { PluginContext } from "../../core/sdk/index.ts";
-import { readCapped } from "../../tools/web-fetch/body.ts";
+import { readCapped, type FilePart, type GatewayError, type PluginContext } from "../../core/sdk/index.ts";
 
 /** A URL download gives up after this long (the client may also go away first). */
 const DOWNLOAD_TIMEOUT_MS = 30_000;

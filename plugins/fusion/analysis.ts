@@ -10,7 +10,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { CanonicalRequest, PluginContext } from "../../core/sdk/index.ts";
 import { heal } from "../response-healing/heal.ts";
-import { draftsBlock, type Draft } from "./prompt.ts";
+import { draftsBlock, type Draft } from "./drafts.ts";
 
 const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Array(item, { default: [] });
 export const AnalysisSchema = Type.Object({

@@ -39,6 +39,8 @@ export default definePlugin({
   description: "A panel of models answers in parallel (with web tools); the analyst compares their drafts and writes the final answer.",
   // After the routers and web (the analyst is chosen, the search results are in the prompt the panel sees).
   priority: -30,
+  // The analysis reply is repaired with response-healing's own repair (analysis.ts imports ../response-healing/heal.ts).
+  requires: { plugins: ["response-healing"] },
   optionsSchema: Type.Object(
     {
       preset: Type.Optional(literals(PRESETS)),

@@ -5,7 +5,7 @@
  * gateway cannot offer (no search engine configured) is dropped from the panel's tools, once, and said so.
  */
 import type { CanonicalRequest, PluginContext, StreamEvent, Tool } from "../../core/sdk/index.ts";
-import type { Draft } from "./prompt.ts";
+import type { Draft } from "./drafts.ts";
 
 /**
  * Told each phase event as it happens (`panel.added`, `panel.delta`, …, without the `fusion_call.` prefix); when

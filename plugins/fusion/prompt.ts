@@ -1,17 +1,10 @@
 /**
- * What the fusion analyst reads: the drafts of the panel, after the request's own system prompt, with the
+ * What the fusion analyst reads: the drafts of the panel (drafts.ts), after the request's own system prompt, with the
  * instruction to compare them (agreement, contradictions, what only one saw, what all missed) and write the one
- * best answer; when the analysis call succeeded, its comparison comes with them. Each draft is cut at 24,000
- * characters so a panel of eight stays within a normal context window.
+ * best answer; when the analysis call succeeded, its comparison comes with them.
  */
 import type { Analysis } from "./analysis.ts";
-
-export interface Draft {
-  model: string;
-  text: string;
-}
-
-const DRAFT_CHARS = 24_000;
+import { draftsBlock, type Draft } from "./drafts.ts";
 
 export function analystPrompt(drafts: readonly Draft[], analysis?: Analysis): string {
   const lines = [
@@ -22,14 +15,4 @@ export function analystPrompt(drafts: readonly Draft[], analysis?: Analysis): st
   ];
   if (analysis) lines.push("Your comparison of the drafts, already made:", "<analysis>", JSON.stringify(analysis), "</analysis>", "");
   return (lines.join("\n") + draftsBlock(drafts)).trimEnd();
-}
-
-/** The drafts, each in a `<draft index model>` element. */
-export function draftsBlock(drafts: readonly Draft[]): string {
-  const lines: string[] = [];
-  drafts.forEach((draft, index) => {
-    const text = draft.text.length > DRAFT_CHARS ? `${draft.text.slice(0, DRAFT_CHARS)}\n[…draft cut]` : draft.text;
-    lines.push(`<draft index="${index + 1}" model="${draft.model}">`, text, "</draft>", "");
-  });
-  return lines.join("\n").trimEnd();
 }

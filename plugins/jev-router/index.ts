@@ -8,10 +8,10 @@
  * router's model among the candidates.
  */
 import { Type } from "@sinclair/typebox";
-import { definePlugin, type PluginContext } from "../../core/sdk/index.ts";
+import { definePlugin, lastUserText, type PluginContext } from "../../core/sdk/index.ts";
 import { catalogModels, fitting, pricePercentiles, qualityOf, type Candidate } from "../router-kit/candidates.ts";
 import { applyChoice, asksFor, noModels, optionField } from "../router-kit/choose.ts";
-import { classify, lastUserText } from "../router-kit/classify.ts";
+import { classify } from "../router-kit/classify.ts";
 import { literals, ModelPatterns, ROUTER_MODELS, ROUTER_PRIORITY } from "../router-kit/options.ts";
 import { compilePatterns, filterByPatterns, type ModelPattern } from "../router-kit/patterns.ts";
 import { effortFor, estimatedCost, JEV_TIERS, tierForComplexity, type Effort, type JevTier } from "./effort.ts";

@@ -43,7 +43,8 @@ async function viaModerationsApi(ctx: PluginContext, options: EngineOptions, inp
   const base = (options.base_url ?? "https://api.openai.com/v1").replace(/\/+$/, "");
   const model = options.model ?? "omni-moderation-latest";
   const key = apiKeyOf(options.api_key);
-  const res = await ctx.helpers.fetch(`${base}/moderations`, {
+  // base_url is the operator's (a request's entry takes no options, index.ts): the upstream client, as for providers.
+  const res = await ctx.upstreamFetch(`${base}/moderations`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
     body: JSON.stringify({ model, input: inputs }),

@@ -5,7 +5,7 @@
  * is strong enough. A long prompt is sampled (its head and tail): cues of the task sit at the ends of a prompt, and
  * reading a fixed amount keeps the time flat whatever the prompt's length.
  */
-import type { CanonicalRequest, Message } from "../../core/sdk/index.ts";
+import { lastUserText, type CanonicalRequest } from "../../core/sdk/index.ts";
 
 /** The task types routers rank models for (quality scores per type in the config, README "Routers"). */
 export const TASK_TYPES = ["coding", "reasoning", "creative", "extraction", "summarization", "translation", "chat"] as const;
@@ -81,18 +81,6 @@ export function classify(request: CanonicalRequest): Classification {
   let task: TaskType | undefined;
   for (const candidate of TASK_TYPES) if (scores[candidate] >= MIN_SCORE && (task === undefined || scores[candidate] > scores[task])) task = candidate;
   return { task, scores, complexity: complexityOf(text, message.length, scores), chars: message.length };
-}
-
-/** The text of the last user message (text parts only). */
-export function lastUserText(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role !== "user") continue;
-    const texts: string[] = [];
-    for (const part of message.parts) if (part.type === "text") texts.push(part.text);
-    if (texts.length > 0) return texts.join("\n");
-  }
-  return "";
 }
 
 function sample(text: string, head = HEAD, tail = TAIL): string {

@@ -4,8 +4,7 @@
  * `{crux, primary_rule, capability_boundary, p_solve}` as JSON. Cut at `judge_timeout_ms` (default 2.5 s); any
  * failure (time, upstream, not JSON, wrong shape) is reported and the capable tier answers.
  */
-import type { CanonicalRequest, PluginContext } from "../../core/sdk/index.ts";
-import { lastUserText } from "../router-kit/classify.ts";
+import { lastUserText, type CanonicalRequest, type PluginContext } from "../../core/sdk/index.ts";
 import type { Boundary, Verdict } from "./decide.ts";
 
 export const DEFAULT_JUDGE_TIMEOUT_MS = 2_500;

@@ -5,8 +5,7 @@
  * `max_uses` (1–50), `max_content_tokens`, `allowed_domains` / `blocked_domains` (≤ 50 each; a blocked domain wins).
  */
 import { Type } from "@sinclair/typebox";
-import { definePlugin, type PluginContext } from "../../core/sdk/index.ts";
-import { parseDomainRules } from "../../tools/web-search/domains.ts";
+import { definePlugin, parseDomainRules, type PluginContext } from "../../core/sdk/index.ts";
 
 const ID = "web-fetch";
 const FETCH_TOOL = "service:web_fetch";
@@ -18,6 +17,8 @@ export default definePlugin({
   id: ID,
   description: "Lets the model fetch web pages (adds the service:web_fetch server tool).",
   priority: -40,
+  // It adds the web_fetch tool to the request.
+  requires: { tools: [FETCH_TOOL] },
   optionsSchema: Type.Object(
     {
       max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_USES })),

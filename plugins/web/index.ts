@@ -10,9 +10,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import type { Source } from "../../core/sdk/index.ts";
-import { definePlugin, type GatewayError, type PluginContext } from "../../core/sdk/index.ts";
-import { lastUserText } from "../router-kit/classify.ts";
-import { literals } from "../router-kit/options.ts";
+import { definePlugin, lastUserText, type GatewayError, type PluginContext } from "../../core/sdk/index.ts";
 import { citeResponse, citeStream } from "./cite.ts";
 import { defaultSearchPrompt, hitsOf, searchContext } from "./prompt.ts";
 
@@ -20,6 +18,7 @@ const ID = "web";
 const SEARCH_TOOL = "service:web_search";
 /** The tool's own query cap. */
 const MAX_QUERY_CHARS = 1_000;
+const literals = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));
 const Domains = Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 50 });
 
 interface Searched {
@@ -32,6 +31,8 @@ export default definePlugin({
   description: "Searches the web with the last user message and gives the model the results to cite.",
   // After the routers (the model is chosen), before fusion (whose panel then sees the results).
   priority: -40,
+  // Its search is one call of the web_search tool.
+  requires: { tools: [SEARCH_TOOL] },
   optionsSchema: Type.Object(
     {
       engine: Type.Optional(literals(["auto", "native", "searxng", "brave", "tavily", "exa", "firecrawl", "parallel", "perplexity"])),

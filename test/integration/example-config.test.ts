@@ -21,5 +21,5 @@ test("examples/gateway.config.json validates, resolves its secret from the env a
 });
 
 test("without the secret's environment variable it stops naming the field", async () => {
-  expect(loadConfig({ GATEWAY_CONFIG: file })).rejects.toThrow('"providers[0].api_key": environment variable LOCAL_UPSTREAM_KEY is not set');
+  await expect(loadConfig({ GATEWAY_CONFIG: file })).rejects.toThrow('"providers[0].api_key": environment variable LOCAL_UPSTREAM_KEY is not set');
 });

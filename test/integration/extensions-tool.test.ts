@@ -11,7 +11,7 @@ const root = resolve(import.meta.dir, "../..");
 
 function runContext(gw: TestGateway): ToolRunContext {
   const deps = gw.gateway.deps;
-  return toolRunContext({ helpers: deps.helpers, catalog: sharedCatalogView(deps.catalog, deps.routing) });
+  return toolRunContext({ helpers: deps.guardedHelpers, catalog: sharedCatalogView(deps.catalog, deps.routing) });
 }
 
 describe("extension server tool", () => {

@@ -43,26 +43,35 @@ describe("extensions", () => {
   });
 
   test("a module without the brand stops start-up with a clear message", async () => {
-    expect(buildRegistry(configWith(["./examples/plugins/not-a-plugin.ts"]))).rejects.toThrow(
+    await expect(buildRegistry(configWith(["./examples/plugins/not-a-plugin.ts"]))).rejects.toThrow(
       'extension "./examples/plugins/not-a-plugin.ts": not a gateway module',
     );
   });
 
   test("bad options stop start-up naming the option", async () => {
-    expect(buildRegistry(configWith([{ module: "./examples/plugins/shout.ts", options: { suffix: "way too long!!" } }]))).rejects.toThrow(
+    await expect(buildRegistry(configWith([{ module: "./examples/plugins/shout.ts", options: { suffix: "way too long!!" } }]))).rejects.toThrow(
       /shout.ts": invalid options\.suffix/,
     );
   });
 
   test("server tool settings are checked at start-up: an unknown tool or a misspelt key stops it, naming the field", async () => {
     const withTools = (tools: unknown) => buildConfig({ tools } as never, {}, root);
-    expect(buildRegistry(withTools({ web_serch: { engine: "searxng" } }))).rejects.toThrow('"tools.web_serch": no server tool "service:web_serch"');
-    expect(buildRegistry(withTools({ web_search: { enigne: "searxng" } }))).rejects.toThrow(/tools\.web_search.*enigne/);
+    await expect(buildRegistry(withTools({ web_serch: { engine: "searxng" } }))).rejects.toThrow('"tools.web_serch": no server tool "service:web_serch"');
+    await expect(buildRegistry(withTools({ web_search: { enigne: "searxng" } }))).rejects.toThrow(/tools\.web_search.*enigne/);
     expect(await buildRegistry(withTools({ web_search: { engine: "searxng", base_url: "http://127.0.0.1:9" } }))).toBeDefined();
   });
 
+  test("a module's requires is checked once every extension is registered: a missing one stops start-up, named", async () => {
+    await expect(buildRegistry(configWith(["./test/fixtures/extensions/requires.ts"]))).rejects.toThrow(
+      'extension "./test/fixtures/extensions/requires.ts": plugin "needs-partner" requires plugin "partner", which is not registered',
+    );
+    // Listed after the module that needs it, the partner still counts.
+    const registry = await buildRegistry(configWith(["./test/fixtures/extensions/requires.ts", "./test/fixtures/extensions/requires-partner.ts"]));
+    expect(registry.plugin("needs-partner")).toBeDefined();
+  });
+
   test("a missing module stops start-up", async () => {
-    expect(buildRegistry(configWith(["./examples/plugins/missing.ts"]))).rejects.toThrow("cannot be loaded");
+    await expect(buildRegistry(configWith(["./examples/plugins/missing.ts"]))).rejects.toThrow("cannot be loaded");
   });
 
   test("an unexpected failure is a 500 without internals", async () => {
@@ -85,11 +94,11 @@ describe("config plugins section", () => {
     buildConfig({ extensions: ["./examples/plugins/shout.ts"], plugins } as never, {}, root);
 
   test("defaults for a loaded plugin are checked against its options schema", async () => {
-    expect(buildRegistry(withPlugins({ shout: { suffix: "way too long!!" } }))).rejects.toThrow("config plugins.shout: invalid options.suffix");
+    await expect(buildRegistry(withPlugins({ shout: { suffix: "way too long!!" } }))).rejects.toThrow("config plugins.shout: invalid options.suffix");
     expect((await buildRegistry(withPlugins({ shout: { suffix: "?" } }))).plugin("shout")).toBeDefined();
   });
 
   test("defaults for a plugin that does not exist stop start-up instead of being ignored", async () => {
-    expect(buildRegistry(withPlugins({ nope: {} }))).rejects.toThrow('invalid config field "plugins.nope": no plugin with id "nope"');
+    await expect(buildRegistry(withPlugins({ nope: {} }))).rejects.toThrow('invalid config field "plugins.nope": no plugin with id "nope"');
   });
 });

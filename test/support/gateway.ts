@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { API_PREFIX } from "../../core/app.ts";
+import { API_PREFIX } from "../../core/http/api-prefix.ts";
 import { createGateway, type Gateway, type GatewayOverrides } from "../../core/bootstrap.ts";
 import { buildConfig } from "../../core/config/load.ts";
 import { serveGateway } from "../../core/serve.ts";

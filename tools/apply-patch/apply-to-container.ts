@@ -5,7 +5,7 @@
  * already applied.
  */
 import type { ContainerHandle } from "../../core/sdk/index.ts";
-import { containerPath } from "../files/paths.ts";
+import { containerPath } from "../container-kit/paths.ts";
 import { applyHunks } from "./v4a-apply.ts";
 import { PatchError, type PatchOperation } from "./v4a-types.ts";
 

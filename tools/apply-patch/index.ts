@@ -12,8 +12,8 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { defineTool } from "../../core/sdk/index.ts";
-import { argumentsChecker } from "../shell/arguments.ts";
-import { containerRequest, EngineContainerParameters } from "../shell/container-parameters.ts";
+import { argumentsChecker } from "../container-kit/arguments.ts";
+import { containerRequest, EngineContainerParameters } from "../container-kit/container-parameters.ts";
 import { type AppliedOperation, applyToContainer } from "./apply-to-container.ts";
 import { parseCreateDiff, parsePatch, parseUpdateDiff } from "./v4a-parse.ts";
 import { PatchError, type PatchOperation } from "./v4a-types.ts";

@@ -6,16 +6,16 @@
  *
  * The model calls it with `command` (or `commands[]`, joined by newlines into one script, so later commands run even
  * when an earlier one fails, as typed into a terminal), `restart` (a fresh container for the rest of the request),
- * `timeout_ms` and `max_output_length` (clamped, tools/shell/exec-limits.ts). Result:
+ * `timeout_ms` and `max_output_length` (clamped, tools/container-kit/exec-limits.ts). Result:
  * `{command, stdout, stderr, exitCode, container_id}`; a timed-out command reports exit code 124 and says so in
  * stderr. `container_id` is exactly what `GET /containers/{id}/files` takes. `engine: "native"` hands the call to the
  * client instead (an ordinary tool call it runs itself).
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { defineTool } from "../../core/sdk/index.ts";
-import { argumentsChecker } from "../shell/arguments.ts";
-import { containerRequest, EngineContainerParameters } from "../shell/container-parameters.ts";
-import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from "../shell/exec-limits.ts";
+import { argumentsChecker } from "../container-kit/arguments.ts";
+import { containerRequest, EngineContainerParameters } from "../container-kit/container-parameters.ts";
+import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS, TIMEOUT_EXIT_CODE } from "../container-kit/exec-limits.ts";
 
 const COMMAND = Type.String({ maxLength: 100_000 });
 

@@ -6,8 +6,8 @@
  */
 import { Type } from "@sinclair/typebox";
 import { defineTool } from "../../core/sdk/index.ts";
-import { argumentsChecker } from "../shell/arguments.ts";
-import { ContainerParameters, containerRequest } from "../shell/container-parameters.ts";
+import { argumentsChecker } from "../container-kit/arguments.ts";
+import { ContainerParameters, containerRequest } from "../container-kit/container-parameters.ts";
 import { type FilesArguments, type FilesResult, runOperation } from "./operations.ts";
 
 const NAME = Type.String({ minLength: 1, maxLength: 1024 });

@@ -7,7 +7,7 @@
 import type { ContainerHandle } from "../../core/sdk/index.ts";
 import { fileIdOf, pathOfFileId } from "../../core/sdk/index.ts";
 import { pathFilter } from "./filter.ts";
-import { containerPath } from "./paths.ts";
+import { containerPath } from "../container-kit/paths.ts";
 
 /** A listing stops here (the model cannot use more; narrowing the filter is the way on). */
 export const MAX_LISTED = 1000;

@@ -11,9 +11,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { ExecResult } from "../../core/sdk/index.ts";
 import { defineTool } from "../../core/sdk/index.ts";
-import { argumentsChecker } from "./arguments.ts";
-import { containerRequest, EngineContainerParameters } from "./container-parameters.ts";
-import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS } from "./exec-limits.ts";
+import { argumentsChecker } from "../container-kit/arguments.ts";
+import { containerRequest, EngineContainerParameters } from "../container-kit/container-parameters.ts";
+import { annotatedStderr, commandsTimeMs, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, execOptions, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS } from "../container-kit/exec-limits.ts";
 
 export const ArgumentsSchema = Type.Object(
   {

@@ -8,10 +8,8 @@
  */
 import { STATUS_CODES } from "node:http";
 import { type Static, Type } from "@sinclair/typebox";
-import { defineTool } from "../../core/sdk/index.ts";
-import type { DocumentFailure, ToolDeclaration } from "../../core/sdk/index.ts";
-import { type DomainRule, domainRefusal, domainRules, parseDomainRules } from "../web-search/domains.ts";
-import { readCapped } from "./body.ts";
+import { defineTool, domainRefusal, domainRules, parseDomainRules, readCapped } from "../../core/sdk/index.ts";
+import type { DocumentFailure, DomainRule, ToolDeclaration } from "../../core/sdk/index.ts";
 import { type ContentKind, decodeText, isUntyped, kindOfType, parseContentType, sniffKind } from "./extract.ts";
 import { truncateToTokens } from "./tokens.ts";
 

@@ -12,9 +12,8 @@
  * `max_characters`) shape the gateway's own engines only; the adapter warns that they were not sent.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { defineTool } from "../../core/sdk/index.ts";
+import { defineTool, domainRefusal, domainRules, excludeHosts, includeHosts, parseDomainRules } from "../../core/sdk/index.ts";
 import type { ToolDeclaration } from "../../core/sdk/index.ts";
-import { domainRefusal, domainRules, excludeHosts, includeHosts, parseDomainRules } from "./domains.ts";
 import { ENGINE_NAMES, type EngineName, type SearchEngine, type SearchOptions } from "./engine.ts";
 import { brave } from "./engines/brave.ts";
 import { exa } from "./engines/exa.ts";

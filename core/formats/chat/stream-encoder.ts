@@ -28,7 +28,7 @@ interface ReasoningState {
 /** Stateful translator for one response stream. */
 export class ChatStreamEncoder {
   /** True once the in-band error chunk was produced: nothing but `[DONE]` may follow. */
-  ended = false;
+  done = false;
   private created = 0;
   private model: string;
   private provider = "";
@@ -55,7 +55,7 @@ export class ChatStreamEncoder {
   }
 
   /** Chunks for one event (often one, sometimes none: `text-start`, `usage`… have no chat frame of their own). */
-  onEvent(event: StreamEvent): ChatChunk[] {
+  handle(event: StreamEvent): ChatChunk[] {
     switch (event.type) {
       case "start":
         this.created = event.created;
@@ -146,7 +146,7 @@ export class ChatStreamEncoder {
         return [...closing, chunk];
       }
       case "error": {
-        this.ended = true;
+        this.done = true;
         const chunk = this.choiceChunk({}, { reason: "error", raw: "error" });
         chunk.error = chatError(event.error);
         this.attachMetadata(chunk);
@@ -162,7 +162,7 @@ export class ChatStreamEncoder {
 
   /** Chunks due when the event stream is over: the separate usage chunk when `stream_options.include_usage` asked for it. */
   end(): ChatChunk[] {
-    if (this.ended || !this.ctx.request.includeUsage) return [];
+    if (this.done || !this.ctx.request.includeUsage) return [];
     const chunk = this.chunk([]);
     chunk.usage = chatUsage(this.usage, this.cost);
     if (this.alignment) chunk.alignment = this.alignment;

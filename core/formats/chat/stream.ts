@@ -21,13 +21,13 @@ export async function* streamChat(events: EventStream, ctx: EncodeContext): Asyn
   const encoder = new ChatStreamEncoder(ctx);
   try {
     for await (const event of events) {
-      for (const chunk of encoder.onEvent(event)) yield chunkFrame(chunk);
+      for (const chunk of encoder.handle(event)) yield chunkFrame(chunk);
       // The error chunk is terminal; leaving the loop also closes (and so aborts) the upstream iterator.
-      if (encoder.ended) break;
+      if (encoder.done) break;
     }
   } catch (thrown) {
-    if (!encoder.ended) {
-      for (const chunk of encoder.onEvent({ type: "error", error: toGatewayError(thrown) })) yield chunkFrame(chunk);
+    if (!encoder.done) {
+      for (const chunk of encoder.handle({ type: "error", error: toGatewayError(thrown) })) yield chunkFrame(chunk);
     }
   }
   for (const chunk of encoder.end()) yield chunkFrame(chunk);

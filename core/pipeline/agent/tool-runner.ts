@@ -94,10 +94,11 @@ export class ToolRunner {
     const context: ToolRunContext = {
       parameters: tool.parameters,
       config: tool.config,
-      helpers: ctx.deps.helpers,
+      helpers: ctx.deps.guardedHelpers,
       signal,
       // Bound to the call's signal, so a fetch a tool forgot to give it still ends with the call.
       fetch: (input, init) => ctx.deps.serverFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
+      upstreamFetch: ctx.deps.fetch,
       catalog: sharedCatalogView(ctx.deps.catalog, ctx.deps.routing),
       tools: ctx.request.tools,
       reveal: (names) => {

@@ -53,7 +53,7 @@ async function* observed(events: EventStream, onEvent: (event: StreamEvent) => v
 /** Runs one call of server tool `type` as the agent loop would; resolves with its result, rejects with its error. */
 export async function runToolWithin(ctx: RequestContext, type: string, args: Record<string, unknown>, parameters: Record<string, unknown> = {}): Promise<unknown> {
   const deps = ctx.deps;
-  const env = { registry: deps.registry, settings: deps.config.tools, catalog: sharedCatalogView(deps.catalog, deps.routing), helpers: deps.helpers };
+  const env = { registry: deps.registry, settings: deps.config.tools, catalog: sharedCatalogView(deps.catalog, deps.routing), helpers: deps.guardedHelpers };
   // Declared like a request's own tool entry: unknown types, bad parameters and the tool's own checks are 400s.
   const declared = declaredTools({ ...ctx.request, tools: [{ kind: "server", type, parameters }] }, env);
   const tool = declared?.list[0];

@@ -38,5 +38,5 @@ function checkMaxToolCalls(request: CanonicalRequest): void {
 
 function declarationEnv(ctx: RequestContext) {
   const deps = ctx.deps;
-  return { registry: deps.registry, settings: deps.config.tools, catalog: sharedCatalogView(deps.catalog, deps.routing), helpers: deps.helpers };
+  return { registry: deps.registry, settings: deps.config.tools, catalog: sharedCatalogView(deps.catalog, deps.routing), helpers: deps.guardedHelpers };
 }

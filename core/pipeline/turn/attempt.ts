@@ -13,7 +13,7 @@ import type { CanonicalResponse } from "../../model/response.ts";
 import type { ModuleHelpers } from "../../registry/helpers.ts";
 import type { ProviderCall } from "../../registry/provider.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
-import { watch } from "../../routing/watchdog.ts";
+import { watch } from "../../util/watchdog.ts";
 import { strictHelpers } from "../strict/guarded-fetch.ts";
 import type { RequestContext } from "../context.ts";
 import { helpersFor } from "./provider-helpers.ts";

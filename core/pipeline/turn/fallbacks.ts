@@ -15,7 +15,7 @@ import { isGatewayError, toGatewayError } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { Warning } from "../../model/warnings.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
-import { sleep } from "../../routing/backoff.ts";
+import { sleep } from "../../util/backoff.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { profileOf } from "../../routing/profile.ts";
 import { pinProvider } from "../../routing/sticky.ts";

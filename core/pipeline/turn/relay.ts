@@ -7,7 +7,7 @@
  */
 import { GatewayError, toGatewayError } from "../../errors.ts";
 import type { EventStream, StreamEvent } from "../../model/events.ts";
-import { watch } from "../../routing/watchdog.ts";
+import { watch } from "../../util/watchdog.ts";
 import type { OpenedStream } from "./attempt.ts";
 import { Observers, type StreamOutcome } from "../outcome.ts";
 

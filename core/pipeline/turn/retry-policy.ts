@@ -6,7 +6,7 @@
  */
 import type { RoutingConfig } from "../../config/routing-limits.ts";
 import type { GatewayError } from "../../errors.ts";
-import { fullJitter } from "../../routing/backoff.ts";
+import { fullJitter } from "../../util/backoff.ts";
 
 /** Milliseconds to wait before retrying the same endpoint, or undefined to move on to the next endpoint. */
 export function retryDelay(error: GatewayError, retry: number, settings: RoutingConfig, random: () => number): number | undefined {

@@ -1,7 +1,8 @@
 /**
  * The built-in detectors on the labelled corpus (test/fixtures/guardrails/corpus.ts): every positive found by its
  * detector, and clean look-alikes passed; detection and false-positive rates printed per detector (README
- * "Guardrails" keeps them). Floors, not targets: a change that makes a detector worse fails here.
+ * "Guardrails" keeps them) and held to floors, on the tuned and the held-out texts. Floors, not targets: a change
+ * that makes a detector worse fails here.
  */
 import { describe, expect, test } from "bun:test";
 import { BUILTIN_DETECTORS } from "../../../core/guardrails/detectors/builtins.ts";
@@ -18,6 +19,15 @@ const FLOORS: Record<string, { detection: number; falsePositives: number }> = {
   address: { detection: 0.9, falsePositives: 0.2 },
   secrets: { detection: 1, falsePositives: 0.1 },
   "regex-prompt-injection": { detection: 0.95, falsePositives: 0.07 },
+};
+
+/**
+ * The same on the held-out texts, at what README "Guardrails" states: every positive found except `phone` (3 of 5),
+ * no false positives. They were written to measure, not to pass: a floor here only keeps a detector from getting worse.
+ */
+const HELD_OUT_FLOORS: Record<string, { detection: number; falsePositives: number }> = {
+  ...Object.fromEntries([...BUILTIN_DETECTORS.keys()].map((slug) => [slug, { detection: 1, falsePositives: 0 }])),
+  phone: { detection: 0.6, falsePositives: 0 },
 };
 
 describe("built-in detectors on the labelled corpus", () => {
@@ -41,17 +51,28 @@ describe("built-in detectors on the labelled corpus", () => {
     });
   }
 
-  test("rates (README table)", () => {
+  test("rates (README table), and the held-out rates at the README's figures", () => {
+    const heldOut = heldOutRates();
     console.log(["| builtin | positives | detected | clean look-alikes | false positives |", "|---|---|---|---|---|", ...rows].join("\n"));
-    console.log(["held out (never tuned on):", "| builtin | positives | detected | clean look-alikes | false positives |", "|---|---|---|---|---|", ...heldOutRows()].join("\n"));
-    // Every clean text passes every detector it was not written against, too (no detector fires on the others' look-alikes).
+    console.log(["held out (never tuned on):", "| builtin | positives | detected | clean look-alikes | false positives |", "|---|---|---|---|---|", ...heldOut.map((rate) => rate.row)].join("\n"));
+    expect(heldOut.length).toBe(BUILTIN_DETECTORS.size);
+    for (const { slug, detection, falsePositives } of heldOut) {
+      expect({ slug, detection: detection >= HELD_OUT_FLOORS[slug]!.detection, falsePositives: falsePositives <= HELD_OUT_FLOORS[slug]!.falsePositives }).toEqual({
+        slug,
+        detection: true,
+        falsePositives: true,
+      });
+    }
+  });
+
+  test("no detector fires on a clean text written against another one", () => {
     const cross = CORPUS.filter((s) => s.expect.length === 0).flatMap((s) => [...BUILTIN_DETECTORS.values()].filter((d) => d.slug !== s.near && d.find(s.text).length > 0).map((d) => `${d.slug}: ${s.text}`));
-    console.log("cross-detector false positives:", cross.length, cross);
+    expect(cross).toEqual([]);
   });
 });
 
-/** Rates on the held-out texts, reported as they are (no floor: they were written to measure, not to pass). */
-function heldOutRows(): string[] {
+/** Rates on the held-out texts, with their README table row. */
+function heldOutRates(): Array<{ slug: string; detection: number; falsePositives: number; row: string }> {
   return [...BUILTIN_DETECTORS].map(([slug, detector]) => {
     const positives = HELD_OUT.filter((s: Sample) => s.expect.includes(slug));
     const negatives = HELD_OUT.filter((s: Sample) => s.expect.length === 0 && s.near === slug);
@@ -59,6 +80,9 @@ function heldOutRows(): string[] {
     const flagged = negatives.filter((s) => detector.find(s.text).length > 0);
     const missed = positives.filter((s) => detector.find(s.text).length === 0).map((s) => s.text);
     if (missed.length || flagged.length) console.log("held out", slug, { missed, flagged: flagged.map((s) => s.text) });
-    return `| \`${slug}\` | ${positives.length} | ${((found / positives.length) * 100).toFixed(1)}% | ${negatives.length} | ${((flagged.length / negatives.length) * 100).toFixed(1)}% |`;
+    const detection = found / positives.length;
+    const falsePositives = flagged.length / negatives.length;
+    const row = `| \`${slug}\` | ${positives.length} | ${(detection * 100).toFixed(1)}% | ${negatives.length} | ${(falsePositives * 100).toFixed(1)}% |`;
+    return { slug, detection, falsePositives, row };
   });
 }

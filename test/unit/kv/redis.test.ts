@@ -1,5 +1,5 @@
 /** The Redis kv: the shared contract, independent clients sharing state, failing fast, script loading. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Redis from "ioredis";
 import type { Kv } from "../../../core/kv/kv.ts";
 import { LuaScript } from "../../../core/kv/lua-script.ts";
@@ -33,7 +33,8 @@ describe.skipIf(!REDIS_URL)("redis kv: two independent clients (as two gateway p
   let n = 0;
   const key = (name: string) => `${prefix}pair:${name}:${++n}`;
 
-  test("open both", async () => {
+  // Set-up every test below uses, so it runs whatever tests are selected (and fails them all if Redis refuses).
+  beforeAll(async () => {
     [a, b] = await Promise.all([createRedisKv(url), createRedisKv(url)]);
   });
   afterAll(async () => {

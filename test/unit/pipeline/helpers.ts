@@ -218,6 +218,7 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     ledger: recordingLedger(),
     keyCache: {} as Deps["keyCache"],
     helpers: fakeHelpers(),
+    guardedHelpers: fakeHelpers(),
     streamHelpers: fakeHelpers(),
     ...overrides,
   };

@@ -117,3 +117,48 @@ describe("plugin order", () => {
     expect(registry.orderedPlugins()).toBe(registry.orderedPlugins());
   });
 });
+
+describe("requires", () => {
+  const needing = (requires: Record<string, unknown>) => definePlugin({ id: "needy", description: "needs others", hooks: {}, requires: requires as never });
+
+  test("a required module of each kind that nobody registered stops start-up, naming the module and what it lacks", () => {
+    for (const [requires, lacks] of [
+      [{ plugins: ["response-healing"] }, 'plugin "response-healing"'],
+      [{ tools: ["service:web_fetch"] }, 'tool "service:web_fetch"'],
+      [{ providers: ["anthropic"] }, 'provider "anthropic"'],
+    ] as const) {
+      const registry = new Registry();
+      registry.register(needing(requires), 'extension "./needy.ts"');
+      expect(() => registry.checkRequirements()).toThrow(new ModuleError(`extension "./needy.ts": plugin "needy" requires ${lacks}, which is not registered`));
+    }
+  });
+
+  test("met in any registration order, and looked up in the kind it names", () => {
+    const registry = new Registry();
+    registry.register(needing({ plugins: ["helper"], tools: ["service:clock"], providers: ["acme"] }), "first");
+    registry.register(plugin("helper"), "second");
+    registry.register(tool(), "third");
+    registry.register(provider(), "fourth");
+    expect(() => registry.checkRequirements()).not.toThrow();
+
+    // A provider called "helper" does not satisfy a required plugin "helper".
+    const other = new Registry();
+    other.register(needing({ plugins: ["helper"] }), "first");
+    other.register(provider("helper"), "second");
+    expect(() => other.checkRequirements()).toThrow('requires plugin "helper"');
+  });
+
+  test("tools and providers may require too; the first missing one is named", () => {
+    const registry = new Registry();
+    registry.register(defineTool({ id: "service:needy", description: "d", argumentsSchema: {}, run: async () => "", requires: { tools: ["service:clock", "service:gone"] } }), "t");
+    registry.register(tool(), "clock");
+    expect(() => registry.checkRequirements()).toThrow('t: tool "service:needy" requires tool "service:gone", which is not registered');
+  });
+
+  test("a malformed requires is refused at registration", () => {
+    expect(refusal(needing(["response-healing"] as never))).toBe('test-module: "requires" must be an object of id lists ({plugins?, tools?, providers?})');
+    expect(refusal(needing({ modules: ["x"] }))).toBe('test-module: unknown field "requires.modules" (plugins, tools or providers)');
+    expect(refusal(needing({ plugins: "x" }))).toBe('test-module: "requires.plugins" must be a list of module ids');
+    expect(refusal(needing({ plugins: [""] }))).toBe('test-module: "requires.plugins" must be a list of module ids');
+  });
+});

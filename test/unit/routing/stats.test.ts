@@ -1,10 +1,8 @@
-/** core/routing/stats.ts, watchdog.ts, backoff.ts, sticky.ts: rolling statistics and the timing helpers. */
+/** core/routing/stats.ts, sticky.ts: rolling statistics and sticky sessions. */
 import { describe, expect, test } from "bun:test";
 import { createMemoryKv } from "../../../core/kv/memory.ts";
-import { fullJitter, sleep } from "../../../core/routing/backoff.ts";
 import { EndpointStats } from "../../../core/routing/stats.ts";
 import { pinnedProvider, pinProvider, stickyKey } from "../../../core/routing/sticky.ts";
-import { watch, watchedCount } from "../../../core/routing/watchdog.ts";
 import { recordingLogger } from "../pipeline/helpers.ts";
 
 describe("endpoint statistics", () => {
@@ -28,38 +26,6 @@ describe("endpoint statistics", () => {
     expect(fresh.throughput("e")?.p50).toBe(100);
     fresh.recordThroughput("e", 5);
     expect(fresh.throughput("e")?.p50).toBe(100);
-  });
-});
-
-describe("timing helpers", () => {
-  test("full jitter stays below min(max, base·2^retry)", () => {
-    expect(fullJitter(0, 100, 1_000, () => 0.999)).toBe(99);
-    expect(fullJitter(3, 100, 1_000, () => 0.5)).toBe(400);
-    expect(fullJitter(10, 100, 1_000, () => 0.5)).toBe(500);
-    expect(fullJitter(2, 100, 1_000, () => 0)).toBe(0);
-  });
-
-  test("sleep ends early with the abort reason", async () => {
-    const controller = new AbortController();
-    const pending = sleep(10_000, controller.signal);
-    controller.abort(new Error("client gone"));
-    await expect(pending).rejects.toThrow("client gone");
-  });
-
-  test("the watchdog fires once after the timeout, not while paused, and never after cancel", async () => {
-    let fired = 0;
-    const handle = watch(30, () => fired++);
-    handle.pause();
-    await Bun.sleep(60);
-    expect(fired).toBe(0);
-    handle.touch();
-    await Bun.sleep(80);
-    expect(fired).toBe(1);
-    const other = watch(20, () => fired++);
-    other.cancel();
-    await Bun.sleep(50);
-    expect(fired).toBe(1);
-    expect(watchedCount()).toBe(0);
   });
 });
 

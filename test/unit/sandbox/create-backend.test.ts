@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { ConfigError } from "../../../core/config/load.ts";
-import { createSandboxBackend } from "../../../core/sandbox/backend.ts";
+import { createSandboxBackend } from "../../../core/sandbox/create-backend.ts";
 
 function recordingLogger() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];

@@ -11,6 +11,7 @@ export function toolRunContext(overrides: Partial<ToolRunContext> = {}): ToolRun
     helpers,
     signal: new AbortController().signal,
     fetch: helpers.fetch,
+    upstreamFetch: helpers.fetch,
     catalog: { models: () => [], model: () => undefined },
     tools: [],
     reveal: () => undefined,

@@ -2,8 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
 import { encodeChat } from "../../../../core/formats/chat/encode.ts";
-import { chatFinishReason, type ChatFinishReason } from "../../../../core/formats/chat/finish.ts";
-import type { CanonicalResponse, FinishReason } from "../../../../core/model/response.ts";
+import type { CanonicalResponse } from "../../../../core/model/response.ts";
 import { emptyUsage } from "../../../../core/model/usage.ts";
 import { chatContext } from "./helpers.ts";
 
@@ -151,22 +150,5 @@ describe("encodeChat", () => {
       chatContext(),
     );
     expect(body.error).toEqual({ code: 500, message: "Internal server error", metadata: { error_type: "server" } });
-  });
-
-  test("every unified finish reason maps to a chat value", () => {
-    const expected: Record<FinishReason, ChatFinishReason> = {
-      stop: "stop",
-      length: "length",
-      tool_calls: "tool_calls",
-      content_filter: "content_filter",
-      refusal: "content_filter",
-      pause: "stop",
-      context_window: "length",
-      error: "error",
-      other: "stop",
-    };
-    for (const reason of Object.keys(expected) as FinishReason[]) {
-      expect(chatFinishReason({ reason })).toBe(expected[reason]);
-    }
   });
 });

@@ -4,10 +4,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
 import { GatewayError } from "../../../../core/errors.ts";
 import { chatFormat } from "../../../../core/formats/chat/index.ts";
 import type { CanonicalRequest } from "../../../../core/model/request.ts";
 import type { StreamEvent } from "../../../../core/model/events.ts";
+import type { FinishReason } from "../../../../core/model/response.ts";
 import { formatClient } from "../openai-client.ts";
 
 const EVENTS: StreamEvent[] = [
@@ -69,5 +71,59 @@ describe("openai npm client", () => {
     }
     expect(caught).toBeInstanceOf(OpenAI.APIError);
     expect(String((caught as Error).message)).toContain("Provider returned error");
+  });
+});
+
+describe("finish reasons, as the openai client reads them", () => {
+  /** Every canonical finish reason, with an upstream value that would produce it. */
+  const UPSTREAM: Record<FinishReason, string> = {
+    stop: "end_turn",
+    length: "max_tokens",
+    tool_calls: "tool_use",
+    content_filter: "SAFETY",
+    refusal: "refusal",
+    pause: "pause_turn",
+    context_window: "model_context_window_exceeded",
+    error: "error",
+    other: "FINISH_REASON_UNSPECIFIED",
+  };
+  const reasons = Object.keys(UPSTREAM) as FinishReason[];
+  const finishing = (reason: FinishReason): StreamEvent[] => [EVENTS[0]!, { type: "text-delta", id: "t", delta: "An answer." }, EVENTS[6]!, { type: "finish", finish: { reason, raw: UPSTREAM[reason] } }];
+  const plain = { model: "openai/gpt-4o", messages: [{ role: "user" as const, content: "hi" }] };
+
+  /** What parse() makes of the answer: the error class it throws, or "parsed". */
+  async function parsed(reason: FinishReason): Promise<string> {
+    try {
+      await client(finishing(reason)).chat.completions.parse(plain);
+      return "parsed";
+    } catch (error) {
+      return (error as Error).constructor.name;
+    }
+  }
+
+  test("an answer cut short (length, context window) is a LengthFinishReasonError to parse(); a filtered or refused one a ContentFilterFinishReasonError; the others parse", async () => {
+    const outcomes = Object.fromEntries(await Promise.all(reasons.map(async (reason) => [reason, await parsed(reason)] as const)));
+    expect(outcomes).toEqual({
+      stop: "parsed",
+      length: LengthFinishReasonError.name,
+      tool_calls: "parsed",
+      content_filter: ContentFilterFinishReasonError.name,
+      refusal: ContentFilterFinishReasonError.name,
+      pause: "parsed",
+      context_window: LengthFinishReasonError.name,
+      error: "parsed",
+      other: "parsed",
+    });
+  });
+
+  test("whatever chat calls it, the upstream's own value reaches the client as native_finish_reason, streamed or not", async () => {
+    for (const reason of reasons) {
+      const body = (await client(finishing(reason)).chat.completions.create(plain)) as unknown as { choices: Array<{ native_finish_reason: string }> };
+      expect({ reason, native: body.choices[0]?.native_finish_reason }).toEqual({ reason, native: UPSTREAM[reason] });
+      const stream = await client(finishing(reason)).chat.completions.create({ ...plain, stream: true });
+      let native: unknown;
+      for await (const chunk of stream) native = (chunk.choices[0] as { native_finish_reason?: unknown } | undefined)?.native_finish_reason ?? native;
+      expect({ reason, native }).toEqual({ reason, native: UPSTREAM[reason] });
+    }
   });
 });

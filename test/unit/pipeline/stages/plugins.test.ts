@@ -118,13 +118,14 @@ describe("plugins stage: pre hooks", () => {
     expect(ctx.pipeline).toEqual([{ type: "plugin", name: "rep", summary: "did it" }]);
   });
 
-  test("the helpers handed to hooks are the deps' helpers, never the internal context", async () => {
+  test("the helpers handed to hooks are the deps' guarded helpers (fetch under the network policy), never the internal context", async () => {
     let hookCtx: PluginContext | undefined;
     const registry = registryOf({ id: "h", description: "", hooks: { pre: (c) => void (hookCtx = c) } });
     const ctx = ctxWith(registry, [{ id: "h" }]);
     await pluginsStage.run(ctx, stubNext());
-    expect(hookCtx?.helpers).toBe(ctx.deps.helpers);
-    expect(Object.keys(hookCtx ?? {}).sort()).toEqual(["catalog", "charge", "complete", "explicit", "fetch", "helpers", "options", "report", "request", "reserveTurn", "route", "runTool", "signal", "state", "workspace"]);
+    expect(hookCtx?.helpers).toBe(ctx.deps.guardedHelpers);
+    expect(hookCtx?.helpers).not.toBe(ctx.deps.helpers);
+    expect(Object.keys(hookCtx ?? {}).sort()).toEqual(["catalog", "charge", "complete", "explicit", "fetch", "helpers", "options", "report", "request", "reserveTurn", "route", "runTool", "signal", "state", "upstreamFetch", "workspace"]);
     // Nothing in it is (or leads to) the request context or the deps.
     for (const value of Object.values(hookCtx ?? {})) {
       expect(value).not.toBe(ctx);

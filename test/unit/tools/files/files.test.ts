@@ -4,7 +4,7 @@ import { fileIdOf } from "../../../../core/containers/file-ids.ts";
 import { pathFilter } from "../../../../tools/files/filter.ts";
 import files from "../../../../tools/files/index.ts";
 import { MAX_LISTED, MAX_READ_CHARS } from "../../../../tools/files/operations.ts";
-import { containerPath } from "../../../../tools/files/paths.ts";
+import { containerPath } from "../../../../tools/container-kit/paths.ts";
 import { containerContext, fakeContainer, type FakeContainer } from "../shell/fake-container.ts";
 
 type Json = Record<string, any>;

@@ -103,6 +103,7 @@ describe("run", () => {
       helpers,
       signal: new AbortController().signal,
       fetch: helpers.fetch,
+      upstreamFetch: helpers.fetch,
       catalog: WITH_IMAGES,
       tools: [],
       reveal: () => {},

@@ -8,7 +8,7 @@ import { declaredTools, modelTools } from "../../../../core/tools/declared.ts";
 import applyPatch from "../../../../tools/apply-patch/index.ts";
 import bash from "../../../../tools/bash/index.ts";
 import files from "../../../../tools/files/index.ts";
-import { containerRequest } from "../../../../tools/shell/container-parameters.ts";
+import { containerRequest } from "../../../../tools/container-kit/container-parameters.ts";
 import shell from "../../../../tools/shell/index.ts";
 import { canonicalRequest, fakeHelpers } from "../../pipeline/helpers.ts";
 

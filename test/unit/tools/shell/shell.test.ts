@@ -1,7 +1,7 @@
 /** service:shell: one invocation per command, exit and timeout outcomes, clamped limits, the container's id. */
 import { describe, expect, test } from "bun:test";
 import shell, { type ShellResult } from "../../../../tools/shell/index.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS } from "../../../../tools/shell/exec-limits.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, MAX_OUTPUT_BYTES, MAX_TIMEOUT_MS } from "../../../../tools/container-kit/exec-limits.ts";
 import { containerContext, fakeContainer } from "./fake-container.ts";
 
 const run = (args: Record<string, unknown>, container = fakeContainer(), parameters: Record<string, unknown> = {}) =>

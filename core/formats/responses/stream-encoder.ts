@@ -39,7 +39,7 @@ function frame(payload: Record<string, unknown>): string {
 }
 
 /** Stateful event → frames translator; one per stream. */
-export class ResponsesStreamWriter {
+export class ResponsesStreamEncoder {
   private readonly builder = new ResponseBuilder();
   private readonly items: Item[] = [];
   /** Canonical part id → where its events go (text and refusal map to a message content). */

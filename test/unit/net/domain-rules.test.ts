@@ -1,6 +1,6 @@
-/** tools/web-search/domains.ts: parsing filter entries and matching URLs (shared with web_fetch). */
+/** core/net/domain-rules.ts: parsing filter entries and matching URLs (shared with web_fetch). */
 import { describe, expect, test } from "bun:test";
-import { domainRefusal, excludeHosts, includeHosts, matchesRule, parseDomainRule, parseDomainRules } from "../../../../tools/web-search/domains.ts";
+import { domainRefusal, excludeHosts, includeHosts, matchesRule, parseDomainRule, parseDomainRules } from "../../../core/net/domain-rules.ts";
 
 describe("parseDomainRule", () => {
   test("normalises scheme, www., *., port, case and trailing slashes", () => {

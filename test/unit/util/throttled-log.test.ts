@@ -1,7 +1,7 @@
 /** One error line per interval per message, with the count skipped; an error given as a function is made only when written. */
 import { describe, expect, test } from "bun:test";
 import pino from "pino";
-import { throttledError } from "../../../core/routing/throttled-log.ts";
+import { throttledError } from "../../../core/util/throttled-log.ts";
 
 function capture() {
   const lines: Array<Record<string, any>> = [];

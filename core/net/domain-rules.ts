@@ -1,5 +1,5 @@
 /**
- * Domain filters shared by `service:web_search` and `service:web_fetch` (`allowed_domains`, `excluded_domains`,
+ * Domain filters shared by `service:web_search`, `service:web_fetch` and the `web-fetch` plugin (through the SDK) (`allowed_domains`, `excluded_domains`,
  * `blocked_domains`). A rule is a host, optionally with a path prefix: `example.com` matches `example.com` and every
  * subdomain (`docs.example.com`); `openai.com/blog` matches `/blog` and `/blog/…` on openai.com and its subdomains.
  * A scheme, a leading `*.` or `www.`, a port and a trailing slash are ignored; matching is case-insensitive.

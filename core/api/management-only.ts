@@ -1,0 +1,24 @@
+/**
+ * The management-only guard of the management routes (keys, presets, containers, guardrails, beta admissions, usage,
+ * generations), as one Elysia macro: a route group `.use(managementOnly(auth))` then `.guard({ management: true })`,
+ * and every route after that is refused to a request without a key (401) or with an inference key (403), and has the
+ * caller as `principal`.
+ *
+ * The refusal runs in `transform`, before Elysia validates the query and the body, so 401 and 403 precede 400 (the
+ * body is not even read without a key, core/app.ts). `resolve`, which runs after validation, only hands the principal
+ * to the handler: the authenticator answers once per request (core/http/auth-first.ts), so that is no second look-up.
+ */
+import { Elysia } from "elysia";
+import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+
+export function managementOnly(auth: Authenticator) {
+  // Unnamed: Elysia skips a second plugin of the same name, and each gateway (tests start several) has its own `auth`.
+  return new Elysia().macro({
+    management: {
+      async transform({ request }) {
+        requireManagement(await auth.authenticate(request.headers));
+      },
+      resolve: async ({ request }) => ({ principal: await auth.authenticate(request.headers) }),
+    },
+  });
+}
