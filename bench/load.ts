@@ -47,7 +47,8 @@ export interface Outcome {
   error?: string;
 }
 
-class Recorder {
+/** Collects outcomes; one recorder may span several runs (rounds of the same load, see bench/rounds.ts). */
+export class Recorder {
   readonly latencies: number[] = [];
   readonly ttfbs: number[] = [];
   errors = 0;
@@ -151,9 +152,11 @@ export function single(spec: RequestSpec): Promise<Outcome> {
   return once(spec, new Recorder());
 }
 
-/** `concurrency` workers send back-to-back requests until `durationMs` has passed (requests in flight then finish). */
-export async function runForDuration(spec: RequestSpec, concurrency: number, durationMs: number): Promise<LoadResult> {
-  const recorder = new Recorder();
+/**
+ * `concurrency` workers send back-to-back requests until `durationMs` has passed (requests in flight then finish).
+ * With `recorder`, outcomes are added to it (the result is then that recorder's over this run's time only).
+ */
+export async function runForDuration(spec: RequestSpec, concurrency: number, durationMs: number, recorder = new Recorder()): Promise<LoadResult> {
   const started = performance.now();
   const deadline = started + durationMs;
   const worker = async () => {
