@@ -23,6 +23,8 @@ export interface StreamsMemory {
   growthPer1000Bytes: number;
   /** Second burst, with a full GC forced while all streams are open: what the open streams really hold. */
   liveRssBytes?: number;
+  /** Streams open when that GC ran. */
+  liveOpen?: number;
   liveGrowthPer1000Bytes?: number;
   liveHeapUsedBytes?: number;
   liveBurstErrors?: number;
@@ -70,8 +72,11 @@ export function checks(f: Figures): Check[] {
     const gw = f.row(scenario, "gateway")?.rps ?? NaN;
     const px = f.row(scenario, "proxy")?.rps ?? NaN;
     const pk = f.row(scenario, "portkey")?.rps ?? NaN;
-    out.push(ratioCheck(`${scenario}_vs_proxy`, `${label}: gateway ÷ bare proxy`, gw / px, 0.4, undefined, `${int(gw)} / ${int(px)} ${unit}`));
-    out.push(ratioCheck(`${scenario}_vs_portkey`, `${label}: gateway ÷ Portkey`, gw / pk, vsPortkey, undefined, `${int(gw)} / ${int(pk)} ${unit}`, portkeyMissing));
+    // Beside each throughput ratio, the one CPU per request gives (what a saturated core of each would serve).
+    const cpu = (t: TargetName) => f.row(scenario, t)?.cpuUsPerRequest ?? NaN;
+    const byCpu = (other: TargetName) => `; by CPU per request ${fixed(cpu(other) / cpu("gateway"))} (${int(cpu("gateway"))} vs ${int(cpu(other))} µs)`;
+    out.push(ratioCheck(`${scenario}_vs_proxy`, `${label}: gateway ÷ bare proxy`, gw / px, 0.4, undefined, `${int(gw)} / ${int(px)} ${unit}${byCpu("proxy")}`));
+    out.push(ratioCheck(`${scenario}_vs_portkey`, `${label}: gateway ÷ Portkey`, gw / pk, vsPortkey, undefined, `${int(gw)} / ${int(pk)} ${unit}${byCpu("portkey")}`, portkeyMissing));
   }
   const gwLong = f.row("long", "gateway")?.cpuUsPerRequest ?? NaN;
   const relayLong = f.row("long", "relay")?.cpuUsPerRequest ?? NaN;
@@ -130,15 +135,21 @@ export function checks(f: Figures): Check[] {
   const fc = f.features;
   for (const scenario of ["non-stream c=64", "stream burst c=64"]) {
     const rps = (arm: string) => int(fc?.scenarios[scenario]?.[arm]?.rps ?? NaN);
-    const observed = fc?.ratios.observedVsPlain[scenario] ?? NaN;
-    const limited = fc?.ratios.limitedVsPlain[scenario] ?? NaN;
     const slug = scenario.startsWith("non") ? "c64" : "burst";
-    out.push(ratioCheck(`observed_vs_plain_${slug}`, `${scenario}, metrics + tracing every request ÷ plain`, observed, 0.95, undefined, `${rps("observed")} / ${rps("plain")} req/s (paired rounds)`, fc ? undefined : "phase did not run"));
-    out.push(ratioCheck(`limited_vs_plain_${slug}`, `${scenario}, key with credit limit, rate limit, 9-detector guardrail ÷ plain`, limited, 0.95, undefined, `${rps("limited")} / ${rps("plain")} req/s (paired rounds)`, fc ? undefined : "phase did not run"));
+    for (const [arm, label, key] of [
+      ["observed", "metrics + tracing every request", "observedVsPlain"],
+      ["limited", "key with credit limit, rate limit, 9-detector guardrail", "limitedVsPlain"],
+    ] as const) {
+      const value = fc?.ratios[key][scenario] ?? NaN;
+      const cpu = fc?.cpuRatios[key][scenario] ?? NaN;
+      const detail = `${rps(arm)} / ${rps("plain")} req/s in paired rounds; by CPU per request ${fixed(cpu)}`;
+      out.push(ratioCheck(`${arm}_vs_plain_${slug}`, `${scenario}, ${label} ÷ plain`, value, 0.95, undefined, detail, fc ? undefined : "phase did not run"));
+    }
   }
   const multi = fc?.ratios.multiNodeVsEmbedded ?? NaN;
   const multiMissing = !fc ? "phase did not run" : fc.multiNode.startsWith("not measured") ? fc.multiNode.replace(/^not measured: /, "") : undefined;
-  const multiRps = (arm: string) => int(fc?.scenarios["non-stream c=64"]?.[arm]?.rps ?? NaN);
-  out.push(ratioCheck("multi_node_vs_embedded", "non-stream c=64, multi-node (Postgres + Redis) ÷ embedded default", multi, 0.5, undefined, `${multiRps("multi-node")} / ${multiRps("embedded")} req/s (paired rounds; ${fc?.multiNode ?? ""})`, multiMissing));
+  const multiRps = (arm: string) => int(fc?.scenarios["non-stream c=64, stores"]?.[arm]?.rps ?? NaN);
+  const multiDetail = `${multiRps("multi-node")} / ${multiRps("embedded")} req/s in paired rounds; by gateway CPU per request ${fixed(fc?.cpuRatios.multiNodeVsEmbedded ?? NaN)}; ${fc?.multiNode ?? ""}`;
+  out.push(ratioCheck("multi_node_vs_embedded", "non-stream c=64, multi-node (Postgres + Redis) ÷ embedded default", multi, 0.5, undefined, multiDetail, multiMissing));
   return out;
 }

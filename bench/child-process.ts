@@ -14,6 +14,8 @@ export interface Child {
   info: Record<string, unknown>;
   /** Asks the child to collect garbage; resolves with its memoryUsage(). */
   gc(): Promise<ChildReply>;
+  /** Sends `message` over IPC; resolves with the child's next message (one question at a time). */
+  ask(message: string, timeoutMs?: number): Promise<unknown>;
   output(): string;
 }
 
@@ -34,7 +36,7 @@ export function pinned(command: string[], cores: string | undefined): string[] {
 }
 
 export async function spawnChild(name: string, options: SpawnOptions): Promise<Child> {
-  const waiting: Array<(reply: ChildReply) => void> = [];
+  const waiting: Array<(reply: unknown) => void> = [];
   let log = "";
   const keep = (text: string) => {
     log = (log + text).slice(-8000);
@@ -47,7 +49,7 @@ export async function spawnChild(name: string, options: SpawnOptions): Promise<C
     stderr: "pipe",
     serialization: options.serialization ?? "advanced",
     ipc(message) {
-      waiting.shift()?.(message as ChildReply);
+      waiting.shift()?.(message);
     },
   });
   // Both pipes are drained for the child's whole life, so a chatty child never blocks on a full pipe.
@@ -94,6 +96,15 @@ export async function spawnChild(name: string, options: SpawnOptions): Promise<C
     proc.kill("SIGKILL");
     throw error;
   }
+  const ask = (message: string, timeoutMs = 10_000) =>
+    new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} did not answer ${message}`)), timeoutMs);
+      waiting.push((reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+      proc.send(message);
+    });
   return {
     name,
     proc,
@@ -101,15 +112,8 @@ export async function spawnChild(name: string, options: SpawnOptions): Promise<C
     pid: proc.pid,
     port: Number(info.port),
     info,
-    gc: () =>
-      new Promise<ChildReply>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${name} did not answer gc`)), 10_000);
-        waiting.push((reply) => {
-          clearTimeout(timer);
-          resolve(reply);
-        });
-        proc.send("gc");
-      }),
+    gc: () => ask("gc") as Promise<ChildReply>,
+    ask,
     output: () => log,
   };
 }

@@ -10,8 +10,11 @@
  *   embedded   the default configuration (metrics on), SQLite file and memory kv: what `npm start` runs
  *   multi-node the default configuration on Postgres and Redis (bench/shared-stores.ts), when both are reachable
  *
- * Rounds of the same load rotate between them (bench/rounds.ts); each ratio is the median over rounds of one arm's
- * throughput against another's in the same round.
+ * Rounds of the same load rotate between plain, observed and limited (non-streamed and a burst of short streams),
+ * and, apart, between embedded and multi-node (non-streamed), with a pause after each run so that what Postgres does
+ * after a run (or a collection) does not land on the next arm (bench/rounds.ts). Each throughput ratio is the median
+ * over rounds of one arm's req/s against the other's in the same round; beside it, the ratio of CPU per request (the
+ * throughput a saturated core would give: far less disturbed by what else the machine runs).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -40,6 +43,12 @@ export interface FeatureCost {
   scenarios: Record<string, Record<string, RoundsResult>>;
   /** Paired throughput ratios (median over rounds). */
   ratios: {
+    observedVsPlain: Record<string, number>;
+    limitedVsPlain: Record<string, number>;
+    multiNodeVsEmbedded: number;
+  };
+  /** The same pairs as the ratio of CPU per request (plain's ÷ the arm's): the throughput ratio of a saturated core. */
+  cpuRatios: {
     observedVsPlain: Record<string, number>;
     limitedVsPlain: Record<string, number>;
     multiNodeVsEmbedded: number;
@@ -105,25 +114,33 @@ export async function measureFeatureCost(ctx: FeatureCostContext): Promise<Featu
   };
 
   const scenarios: FeatureCost["scenarios"] = {};
-  const plan: Array<[string, string, boolean, string[]]> = [
-    ["non-stream c=64", BODIES.plain, false, Object.keys(arms)],
-    ["stream burst c=64", BODIES.burst, true, ["plain", "observed", "limited"]],
+  const plan: Array<[string, string, boolean, string[], number]> = [
+    ["non-stream c=64", BODIES.plain, false, ["plain", "observed", "limited"], 200],
+    ["stream burst c=64", BODIES.burst, true, ["plain", "observed", "limited"], 200],
+    ...(shared ? [["non-stream c=64, stores", BODIES.plain, false, ["embedded", "multi-node"], 500] as [string, string, boolean, string[], number]] : []),
   ];
-  for (const [scenario, body, stream, names] of plan) {
+  for (const [scenario, body, stream, names, gapMs] of plan) {
     const targets = names.map((n) => arms[n as keyof typeof arms]!(body, stream));
     ctx.log(`feature cost, ${scenario}: ${names.join(", ")} (${ctx.rounds} rounds of ${ctx.roundMs} ms each, after a warm-up round)`);
-    await rotate(targets, 64, 1, Math.min(1000, ctx.roundMs));
-    const results = await rotate(targets, 64, ctx.rounds, ctx.roundMs);
+    await rotate(targets, 64, 1, Math.min(1000, ctx.roundMs), gapMs);
+    const results = await rotate(targets, 64, ctx.rounds, ctx.roundMs, gapMs);
     scenarios[scenario] = Object.fromEntries(results);
   }
   const rps = (scenario: string, name: string) => scenarios[scenario]?.[name]?.roundRps ?? [];
   const ratio = (scenario: string, a: string, b: string) => pairedRatio(rps(scenario, a), rps(scenario, b));
+  const cpu = (scenario: string, a: string, b: string) => (scenarios[scenario]?.[b]?.cpuUsPerRequest ?? NaN) / (scenarios[scenario]?.[a]?.cpuUsPerRequest ?? NaN);
+  const mains = plan.slice(0, 2).map(([s]) => s);
   return {
     scenarios,
     ratios: {
-      observedVsPlain: Object.fromEntries(plan.map(([s]) => [s, ratio(s, "observed", "plain")])),
-      limitedVsPlain: Object.fromEntries(plan.map(([s]) => [s, ratio(s, "limited", "plain")])),
-      multiNodeVsEmbedded: shared ? ratio("non-stream c=64", "multi-node", "embedded") : NaN,
+      observedVsPlain: Object.fromEntries(mains.map((s) => [s, ratio(s, "observed", "plain")])),
+      limitedVsPlain: Object.fromEntries(mains.map((s) => [s, ratio(s, "limited", "plain")])),
+      multiNodeVsEmbedded: shared ? ratio("non-stream c=64, stores", "multi-node", "embedded") : NaN,
+    },
+    cpuRatios: {
+      observedVsPlain: Object.fromEntries(mains.map((s) => [s, cpu(s, "observed", "plain")])),
+      limitedVsPlain: Object.fromEntries(mains.map((s) => [s, cpu(s, "limited", "plain")])),
+      multiNodeVsEmbedded: shared ? cpu("non-stream c=64, stores", "multi-node", "embedded") : NaN,
     },
     multiNode: "skip" in ctx.stores ? `not measured: ${ctx.stores.skip}` : ctx.stores.label,
   };
