@@ -6,7 +6,7 @@
  * window's ends on the same clock). Each sample is charged to an area of the code (AREAS, by source path): the area
  * of its own frame when that is our code or a known library, else of the nearest such caller — a native call
  * (Bun's fetch, JSON.parse, a socket write) is charged to the code that made it. Samples whose stack has no such
- * frame (async continuations resumed from the event loop, runtime internals) are "runtime (no caller in our code)".
+ * frame (async continuations resumed from the event loop, runtime internals) are charged to RUNTIME.
  */
 
 interface CallFrame {
@@ -51,7 +51,7 @@ export const AREAS: ReadonlyArray<readonly [string, RegExp]> = [
   ["other libraries", /^node_modules\//],
 ];
 
-const RUNTIME = "runtime (no caller in our code)";
+const RUNTIME = "runtime: native code entered from the event loop, no caller in our code";
 
 /** A frame's source path relative to the checkout (or `node_modules/<package>/…`), or undefined for native code. */
 export function sourcePath(url: string, root: string): string | undefined {

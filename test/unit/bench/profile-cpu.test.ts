@@ -28,7 +28,7 @@ describe("the CPU profile summary", () => {
     expect(s.samples).toBe(4);
     expect(s.areas).toEqual([
       { area: "provider adapter", samples: 3 },
-      { area: "runtime (no caller in our code)", samples: 1 },
+      { area: "runtime: native code entered from the event loop, no caller in our code", samples: 1 },
     ]);
     expect(s.hot[0]).toEqual({ name: "fetch", where: "native, from providers/shared/http.ts:31", area: "provider adapter", samples: 2 });
     expect(s.files[0]).toEqual({ path: "providers/shared/http.ts", samples: 3 });
