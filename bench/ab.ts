@@ -1,36 +1,44 @@
 /**
  * `bun bench/ab.ts <other-checkout>`: an interleaved A/B of two trees' gateways, for changes on the hot path. Both
  * gateways (this tree's and the other checkout's bench/gateway-server.ts, bundled like `npm start`) run at once in
- * front of one simulator; short rounds of the same load alternate between them, so whatever else the machine does
- * weighs on both alike. Reports the gateway process's CPU per request (median over rounds) and req/s, per scenario.
+ * front of one simulator, each pinned to the same core as `npm run bench` pins its gateway (`AB_CORE`, default 1;
+ * empty: not pinned); short rounds of the same load alternate between them, so whatever else the machine does weighs
+ * on both alike. Per scenario (bench/fleet.ts: non-streamed c=64, a burst of short streams c=64, long streams c=16)
+ * it reports the gateway process's CPU per request (median over rounds), per chunk for the long streams, and req/s.
  * All traffic goes to 127.0.0.1; every round is bounded in time, so the run stops by itself.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { bundleGateway, Fleet, SCENARIOS } from "./fleet.ts";
 import { cpuMsOf, runForDuration, type RequestSpec } from "./load.ts";
+import { BODIES, countEvents } from "./requests.ts";
 
 const other = resolve(process.argv[2] ?? "");
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 8);
 const ROUND_MS = Number(process.env.AB_ROUND_MS ?? 1500);
+const CORE = process.env.AB_CORE ?? (cpus().length > 1 ? "1" : "");
 const dir = mkdtempSync(join(tmpdir(), "gateway-ab-"));
 const fleet = new Fleet();
 
 try {
   const sim = await fleet.spawn(join(import.meta.dir, "sim-server.ts"), {});
   const env = { BENCH_UPSTREAM: String(sim.url) };
-  const tree = async (root: string, name: string, slug: string) => fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), env);
+  const tree = async (root: string, name: string, slug: string) => fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), env, CORE);
   const targets = [await tree(other, "A (other)", "a"), await tree(resolve(import.meta.dir, ".."), "B (this tree)", "b")];
+  // The events of one long stream, straight from the upstream (the same bytes reach both gateways).
+  const events = countEvents(await (await fetch(`${sim.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: BODIES.long })).text());
+  console.log(`A = ${other}, B = this tree; gateways ${CORE ? `pinned to core ${CORE}` : "not pinned"}; ${ROUNDS} rounds of ${ROUND_MS} ms; a long stream has ${events} events`);
   for (const scenario of SCENARIOS) {
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = -1; round < ROUNDS; round++) {
       // Alternate which goes first; round -1 warms both up and is not counted.
       for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
-        const spec: RequestSpec = { url: target.url, headers: target.headers, body: JSON.stringify(scenario.body), stream: scenario.stream };
+        const spec: RequestSpec = { url: target.url, headers: target.headers, body: scenario.body, stream: scenario.stream };
         const before = cpuMsOf(target.pid);
         const result = await runForDuration(spec, scenario.concurrency, ROUND_MS);
+        if (result.errors > 0) console.log(`${scenario.name}: ${target.name} had ${result.errors} errors in a round: ${result.errorSamples.join("; ")}`);
         if (round < 0) continue;
         cpu.get(target.name)!.push(((cpuMsOf(target.pid) - before) * 1000) / Math.max(1, result.requests));
         rps.get(target.name)!.push(result.rps);
@@ -39,8 +47,11 @@ try {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     for (const target of targets) {
       const c = cpu.get(target.name)!;
-      console.log(`${scenario.name.padEnd(24)} ${target.name.padEnd(14)} CPU µs/req median ${median(c).toFixed(0).padStart(6)} (${Math.min(...c).toFixed(0)}–${Math.max(...c).toFixed(0)})  req/s median ${median(rps.get(target.name)!).toFixed(0)}`);
+      const perChunk = scenario.perChunk ? `  CPU µs/chunk ${(median(c) / events).toFixed(2)}` : "";
+      console.log(`${scenario.name.padEnd(24)} ${target.name.padEnd(14)} CPU µs/req median ${median(c).toFixed(0).padStart(6)} (${Math.min(...c).toFixed(0)}–${Math.max(...c).toFixed(0)})${perChunk}  req/s median ${median(rps.get(target.name)!).toFixed(0)}`);
     }
+    const [a, b] = targets.map((t) => median(cpu.get(t.name)!));
+    console.log(`${scenario.name.padEnd(24)} B − A CPU ${b! - a! >= 0 ? "+" : ""}${(b! - a!).toFixed(0)} µs/req (${(((b! - a!) / a!) * 100).toFixed(1)} %)`);
   }
 } finally {
   fleet.killAll();

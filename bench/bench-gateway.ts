@@ -1,7 +1,7 @@
 /**
  * The gateway as the bench runs it: the default pipeline (auth, routing, accounting, request logging at `info`) with
- * a SQLite file database in a temp dir, the memory kv, and one `openai` adapter provider pointing at the standalone
- * simulator server. Assembled exactly like server.ts (createGateway + serveGateway, the log destination buffered and
+ * a SQLite file database in a temp dir and the memory kv (or Postgres and Redis: `store`), and one `openai` adapter
+ * provider pointing at the standalone simulator server. Assembled exactly like server.ts (createGateway + serveGateway, the log destination buffered and
  * flushed the same way); the only difference is that pino writes its request lines to a file instead of stdout.
  */
 import pino from "pino";
@@ -25,11 +25,19 @@ export interface BenchGatewayOptions {
   observe?: "off" | "on";
   otlp?: string;
   sample?: number;
+  /**
+   * `shared`: the multi-node deployment's stores, Postgres at `BENCH_DATABASE_URL` and Redis at `BENCH_REDIS_URL`
+   * (the parent makes a schema of its own in that database); unset: the embedded default (SQLite file, memory kv).
+   */
+  store?: "shared";
+  /** The upstream provider's id; a shared Redis needs one of the run's own (its breakers and stickiness live there). */
+  providerId?: string;
 }
 
 /** The options the bench's parent passes by environment (`BENCH_MODEL`, `BENCH_UPSTREAM`, …), for a data directory. */
-export function optionsFromEnv(dir: string, observe: string | undefined): BenchGatewayOptions {
+export function optionsFromEnv(dir: string, observe: string | undefined, store?: string): BenchGatewayOptions {
   return {
+    ...(store === "shared" ? { store: "shared" as const, providerId: `sim-${required("BENCH_RUN_ID")}` } : {}),
     dir,
     model: required("BENCH_MODEL"),
     upstream: required("BENCH_UPSTREAM"),
@@ -47,7 +55,7 @@ export async function startBenchGateway(o: BenchGatewayOptions) {
     ...(o.observe === "on" ? { tracing: { endpoint: o.otlp, sample_ratio: o.sample ?? 1 } } : {}),
     providers: [
       {
-        id: "sim",
+        id: o.providerId ?? "sim",
         adapter: "openai",
         base_url: o.upstream,
         api_key: "bench-upstream-key",
@@ -55,11 +63,11 @@ export async function startBenchGateway(o: BenchGatewayOptions) {
       },
     ],
   });
-  const config = buildConfig(
-    file,
-    { HOST: "127.0.0.1", PORT: "0", DATABASE_URL: `sqlite://${join(o.dir, "gateway.db")}`, GATEWAY_ADMIN_KEY: o.adminKey, LOG_LEVEL: "info" },
-    o.dir,
-  );
+  const stores =
+    o.store === "shared"
+      ? { DATABASE_URL: required("BENCH_DATABASE_URL"), REDIS_URL: required("BENCH_REDIS_URL") }
+      : { DATABASE_URL: `sqlite://${join(o.dir, "gateway.db")}` };
+  const config = buildConfig(file, { HOST: "127.0.0.1", PORT: "0", ...stores, GATEWAY_ADMIN_KEY: o.adminKey, LOG_LEVEL: "info" }, o.dir);
   // Buffered like server.ts's bufferedStdout (one write per ~4 KB, flushed every second and at exit), so the bench
   // charges the gateway the logging cost production pays, not one write per line.
   const destination = pino.destination({ dest: join(o.dir, "gateway.log"), minLength: 4096, sync: false });

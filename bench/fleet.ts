@@ -4,14 +4,20 @@
  * is killed at exit or by the watchdog, so a bench always stops by itself.
  */
 import { join } from "node:path";
+import { pinned } from "./child-process.ts";
+import { BODIES, MODEL } from "./requests.ts";
 
-export const MODEL = "bench/small";
+export { MODEL };
 export const ADMIN_KEY = "bench-admin-key";
 
-/** The loads both A/B benches compare (chat completions against the simulator's model). */
-export const SCENARIOS = [
-  { name: "non-stream c=64", concurrency: 64, stream: false, body: { model: MODEL, messages: [{ role: "user", content: "Benchmark request, please answer [sim tokens=16]" }] } },
-  { name: "stream 200 chunks c=16", concurrency: 16, stream: true, body: { model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Benchmark stream with many chunks [sim tokens=200]" }] } },
+/**
+ * The loads the A/B benches compare (chat completions against the simulator's model, the bodies of `npm run
+ * bench`): a plain request, a burst of short streams, and long streams, whose CPU per chunk is the relay's cost.
+ */
+export const SCENARIOS: ReadonlyArray<{ name: string; concurrency: number; stream: boolean; body: string; perChunk?: boolean }> = [
+  { name: "non-stream c=64", concurrency: 64, stream: false, body: BODIES.plain },
+  { name: "stream burst c=64", concurrency: 64, stream: true, body: BODIES.burst },
+  { name: "stream 200 chunks c=16", concurrency: 16, stream: true, body: BODIES.long, perChunk: true },
 ];
 
 export interface Child {
@@ -34,9 +40,9 @@ export class Fleet {
     }, watchdogMs).unref();
   }
 
-  /** Starts `entry` under Bun and waits for its `{"ready": …, "port"}` line. */
-  async spawn(entry: string, env: Record<string, string>): Promise<Child> {
-    const proc = Bun.spawn([process.execPath, entry], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit", ipc() {} });
+  /** Starts `entry` under Bun (on `cores` when given: taskset) and waits for its `{"ready": …, "port"}` line. */
+  async spawn(entry: string, env: Record<string, string>, cores?: string): Promise<Child> {
+    const proc = Bun.spawn(pinned([process.execPath, entry], cores), { env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit", ipc() {} });
     this.procs.push(proc);
     const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
     let text = "";
@@ -53,9 +59,9 @@ export class Fleet {
   }
 
   /** A bundled gateway (`entry`) on its own data directory, and the request target of an inference key made on it. */
-  async gateway(entry: string, name: string, dataDir: string, env: Record<string, string>) {
+  async gateway(entry: string, name: string, dataDir: string, env: Record<string, string>, cores?: string) {
     await Bun.write(join(dataDir, ".keep"), "");
-    const child = await this.spawn(entry, { BENCH_DIR: dataDir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY, ...env });
+    const child = await this.spawn(entry, { BENCH_DIR: dataDir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY, ...env }, cores);
     return target(name, child.pid, child.port);
   }
 

@@ -10,6 +10,8 @@ export interface RequestSpec {
   headers: Record<string, string>;
   body: string;
   stream: boolean;
+  /** Its own pool of connections (Bun.FetchSession), instead of the process's. */
+  session?: Bun.FetchSession;
 }
 
 export interface Summary {
@@ -37,6 +39,21 @@ export interface LoadResult {
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Bun's fetch allows 256 requests in flight unless BUN_CONFIG_MAX_HTTP_REQUESTS is raised, and it is read once,
+ * before the first fetch: unless it is already `max`, re-runs this script with it set (and `env`, through `wrap`,
+ * e.g. taskset) and exits with the re-run's code; returns only inside the re-run.
+ */
+export async function ensureMaxHttpRequests(max: string, env: Record<string, string> = {}, wrap: (command: string[]) => string[] = (c) => c): Promise<void> {
+  if (process.env.BUN_CONFIG_MAX_HTTP_REQUESTS === max) return;
+  const again = Bun.spawn(wrap([process.execPath, Bun.main, ...process.argv.slice(2)]), {
+    env: { ...process.env, ...env, BUN_CONFIG_MAX_HTTP_REQUESTS: max },
+    stdio: ["inherit", "inherit", "inherit"],
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => again.kill(signal));
+  process.exit(await again.exited);
+}
 const DONE = new TextEncoder().encode("[DONE]");
 
 export interface Outcome {
@@ -47,13 +64,16 @@ export interface Outcome {
   error?: string;
 }
 
-class Recorder {
+/** Collects outcomes; one recorder may span several runs (rounds of the same load, see bench/rounds.ts). */
+export class Recorder {
   readonly latencies: number[] = [];
   readonly ttfbs: number[] = [];
   errors = 0;
   bytes = 0;
   inFlight = 0;
   peakInFlight = 0;
+  /** Requests whose response has begun (headers in) and not ended: streams the server holds open. */
+  open = 0;
   readonly samples = new Map<string, number>();
 
   add(outcome: Outcome): void {
@@ -107,10 +127,14 @@ function endsWithDone(last: Uint8Array | undefined, previous: Uint8Array | undef
 
 async function once(spec: RequestSpec, recorder: Recorder): Promise<Outcome> {
   const started = performance.now();
+  let opened = false;
   recorder.inFlight++;
   if (recorder.inFlight > recorder.peakInFlight) recorder.peakInFlight = recorder.inFlight;
   try {
-    const response = await fetch(spec.url, { method: "POST", headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const init = { method: "POST", headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) };
+    const response = await fetch(spec.url, spec.session ? { ...init, session: spec.session } : init);
+    recorder.open++;
+    opened = true;
     if (!spec.stream) {
       const text = await response.text();
       const latency = performance.now() - started;
@@ -143,6 +167,7 @@ async function once(spec: RequestSpec, recorder: Recorder): Promise<Outcome> {
     return { ok: false, latency: performance.now() - started, bytes: 0, error: `${(error as Error).name}: ${(error as Error).message}` };
   } finally {
     recorder.inFlight--;
+    if (opened) recorder.open--;
   }
 }
 
@@ -151,9 +176,11 @@ export function single(spec: RequestSpec): Promise<Outcome> {
   return once(spec, new Recorder());
 }
 
-/** `concurrency` workers send back-to-back requests until `durationMs` has passed (requests in flight then finish). */
-export async function runForDuration(spec: RequestSpec, concurrency: number, durationMs: number): Promise<LoadResult> {
-  const recorder = new Recorder();
+/**
+ * `concurrency` workers send back-to-back requests until `durationMs` has passed (requests in flight then finish).
+ * With `recorder`, outcomes are added to it (the result is then that recorder's over this run's time only).
+ */
+export async function runForDuration(spec: RequestSpec, concurrency: number, durationMs: number, recorder = new Recorder()): Promise<LoadResult> {
   const started = performance.now();
   const deadline = started + durationMs;
   const worker = async () => {
@@ -163,13 +190,23 @@ export async function runForDuration(spec: RequestSpec, concurrency: number, dur
   return recorder.result(performance.now() - started, spec.stream);
 }
 
-/** A burst whose in-flight count is observable while it runs (for memory sampling). */
-export function startBurst(spec: RequestSpec, count: number): { inFlight: () => number; done: Promise<LoadResult> } {
+/**
+ * A burst whose in-flight count is observable while it runs (for memory sampling). Its requests open connections
+ * of their own (a FetchSession), closed once all are done: the server is then back where it was before the burst,
+ * without a thousand idle keep-alive connections that the next burst would reuse.
+ */
+export function startBurst(spec: RequestSpec, count: number): { inFlight: () => number; open: () => number; done: Promise<LoadResult> } {
   const recorder = new Recorder();
   const started = performance.now();
+  const session = new Bun.FetchSession({});
+  const own = { ...spec, session };
   const all: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) all.push(once(spec, recorder).then((o) => recorder.add(o)));
-  return { inFlight: () => recorder.inFlight, done: Promise.all(all).then(() => recorder.result(performance.now() - started, spec.stream)) };
+  for (let i = 0; i < count; i++) all.push(once(own, recorder).then((o) => recorder.add(o)));
+  const done = Promise.all(all).then(() => {
+    session.close();
+    return recorder.result(performance.now() - started, spec.stream);
+  });
+  return { inFlight: () => recorder.inFlight, open: () => recorder.open, done };
 }
 
 /** Resident set size of a process in bytes (VmRSS from /proc), or NaN when it is gone. */

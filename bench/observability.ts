@@ -49,7 +49,7 @@ try {
       // Rotate which goes first; round -1 warms them up and is not counted.
       const shift = ((round % targets.length) + targets.length) % targets.length;
       for (const target of [...targets.slice(shift), ...targets.slice(0, shift)]) {
-        const spec: RequestSpec = { url: target.url, headers: target.headers, body: JSON.stringify(scenario.body), stream: scenario.stream };
+        const spec: RequestSpec = { url: target.url, headers: target.headers, body: scenario.body, stream: scenario.stream };
         const [before, machineBefore, sinkBefore] = [cpuMsOf(target.pid), machineBusyMs(), cpuMsOf(sink.pid)];
         const result = await runForDuration(spec, scenario.concurrency, ROUND_MS);
         if (round < 0) continue;
