@@ -37,12 +37,12 @@ export const guardrailsStage: Stage = {
     if (!policy) return next();
     applyModelLists(policy, ctx.request, ctx.deps.catalog);
     const scanBudget = guardrailCaps(ctx.deps.config).scanBudgetSteps;
-    guardRequest(ctx.request, withScanBudget(filtersFor(policy.filters, "input"), scanBudget, "input"), ctx.pipeline);
+    await guardRequest(ctx.request, withScanBudget(filtersFor(policy.filters, "input"), scanBudget, "input"), ctx.pipeline);
     const holds = await holdBudgets(ctx, policy);
     let outcome: Outcome | undefined;
     try {
       outcome = await next();
-      return policy.checksOutput ? guardOutcome(ctx, withScanBudget(filtersFor(policy.filters, "output"), scanBudget, "output"), outcome) : outcome;
+      return policy.checksOutput ? await guardOutcome(ctx, withScanBudget(filtersFor(policy.filters, "output"), scanBudget, "output"), outcome) : outcome;
     } finally {
       // A stream settles its holds when it ends (accounting commits `ctx.credit`); anything else not settled is released.
       if (outcome?.kind !== "stream") for (const hold of holds) void hold.release().catch(() => undefined);
@@ -51,7 +51,7 @@ export const guardrailsStage: Stage = {
 };
 
 /** Checks the answer on the way out (after accounting: a blocked answer is still billed). */
-function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: Outcome): Outcome {
+async function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: Outcome): Promise<Outcome> {
   if (outcome.kind === "stream") {
     // A blocked stream was settled (its record written) when its source closed: the record then says 403.
     const blocked = (error: GatewayError) => amendRecord(ctx, { status: error.status, type: error.type });
@@ -59,7 +59,7 @@ function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: 
   }
   const before = ctx.pipeline.length;
   try {
-    guardResponse(outcome.response, filters, ctx.pipeline);
+    await guardResponse(outcome.response, filters, ctx.pipeline);
   } catch (error) {
     const blocked = toGatewayError(error);
     amendRecord(ctx, { status: blocked.status, type: blocked.type });
