@@ -57,7 +57,7 @@ function record(action: "flag" | "redact" | "block", applyTo: GuardrailRecord["a
   return { ...newGuardrail("grd_bench", "ws", "bench", { contentFilterBuiltins: builtins, applyTo }), createdAt: 0, updatedAt: 0 };
 }
 
-function inProcess(): void {
+async function inProcess(): Promise<void> {
   const policy = compilePolicy([{ record: record("flag", "input"), scope: "key" }]);
   const filters = filtersFor(policy.filters, "input");
   const request = (): CanonicalRequest => ({
@@ -77,7 +77,7 @@ function inProcess(): void {
   for (let i = 0; i < 2_200; i++) {
     const r = request();
     const started = performance.now();
-    guardRequest(r, filters, []);
+    await guardRequest(r, filters, []);
     if (i >= 200) times.push(performance.now() - started);
   }
   console.log(`input check, all 9 built-ins, ${TEXT.length} chars (${TEXT.split(" ").length} words): p50 ${fmt(median(times))}, p90 ${fmt(pct(times, 0.9))}, p99 ${fmt(pct(times, 0.99))}`);
@@ -216,6 +216,6 @@ async function streamedPerDelta(): Promise<void> {
 }
 
 const PHASES = (process.env.GUARDRAILS_BENCH_PHASES ?? "input,http,stream").split(",");
-if (PHASES.includes("input")) inProcess();
+if (PHASES.includes("input")) await inProcess();
 if (PHASES.includes("http")) await http();
 if (PHASES.includes("stream")) await streamedPerDelta();

@@ -1,9 +1,10 @@
 /**
  * The gateway bench/stall.ts measures, in a process of its own and bundled like `npm start`: the default pipeline
  * with a SQLite file in `BENCH_DIR`, requests logged at `info` to a file there (buffered as server.ts does). Models:
- * `bench/small` (a window of 8,192 tokens: context-compression is on for it by default) and `bench/large` (200,000)
- * on the standalone simulator at `BENCH_UPSTREAM`; `bench/agent` on the scripted upstream at `BENCH_SCRIPTED`
- * (bench/stall-upstream.ts). Loopback is on the operator allow-list, so server tools may fetch the bench's pages.
+ * `bench/small` (a window of 8,192 tokens: context-compression is on for it by default), `bench/large` (200,000) and
+ * `bench/huge` (4,000,000) on the standalone simulator at `BENCH_UPSTREAM`; `bench/agent` on the scripted upstream at
+ * `BENCH_SCRIPTED` (bench/stall-upstream.ts). Loopback is on the operator allow-list, so server tools may fetch the
+ * bench's pages. Its workers (documents, sandbox, guardrail scans) are bundled beside it by bench/stall.ts.
  */
 import pino from "pino";
 import { join } from "node:path";
@@ -25,6 +26,8 @@ const file = validateConfigFile({
       models: [
         { id: "bench/small", upstream_model: "bench/small", pricing, context_length: 8_192 },
         { id: "bench/large", upstream_model: "bench/large", pricing, context_length: 200_000 },
+        // Room for a prompt of megabytes, so the limits stage lets it through to the checks under test.
+        { id: "bench/huge", upstream_model: "bench/large", pricing, context_length: 4_000_000 },
       ],
     },
     { id: "scripted", adapter: "openai", base_url: required("BENCH_SCRIPTED"), api_key: "bench-upstream-key", models: [{ id: "bench/agent", upstream_model: "m", pricing, context_length: 200_000 }] },

@@ -1,7 +1,8 @@
 /**
  * The scripted upstream of bench/stall.ts, in its own process (a big prompt it parses must not slow the bench's
  * probes): `[call NAME {json}]` in the last user message makes it call tool NAME with those arguments on the first
- * turn (web_fetch of a hostile page, a sandbox command…); anything else, and every turn after a tool result, is "ok".
+ * turn (web_fetch of a hostile page, a sandbox command…); `[say TEXT]` makes it answer TEXT (a reply a plugin must
+ * check); anything else, and every turn after a tool result, is "ok".
  */
 import { startScriptedModel } from "../test/support/scripted-model.ts";
 import { announce } from "./child.ts";
@@ -14,7 +15,10 @@ const model = startScriptedModel((body) => {
   if (messages.some((m) => m.role === "tool")) return { text: "ok" };
   const last = messages.findLast((m) => m.role === "user");
   const text = typeof last?.content === "string" ? last.content : JSON.stringify(last?.content ?? "");
-  const directive = /\[call (\S+) (\{[^\]]*\})\]/.exec(text.slice(0, 10_000));
+  const head = text.slice(0, 10_000);
+  const say = /\[say ([^\]]*)\]/.exec(head);
+  if (say) return { text: say[1]! };
+  const directive = /\[call (\S+) (\{[^\]]*\})\]/.exec(head);
   return directive ? { calls: [{ name: directive[1]!, args: JSON.parse(directive[2]!) as Record<string, unknown> }] } : { text: "ok" };
 });
 process.on("SIGTERM", () => (model.stop(), process.exit(0)));

@@ -1,7 +1,8 @@
 /**
  * Output filters on a whole (non-streamed) answer: its text, reasoning, refusals, the string values of its
  * tool-call arguments and the transcript of spoken audio, with the same verdict as on the way in: a block is a 403
- * (the answer was produced and is billed), redactions rewrite the parts, flags are recorded.
+ * (the answer was produced and is billed), redactions rewrite the parts, flags are recorded. The scan gives the
+ * event loop back as it goes (scan.ts).
  */
 import type { AudioPart } from "../model/parts.ts";
 import type { CanonicalResponse } from "../model/response.ts";
@@ -37,8 +38,8 @@ export function responseSlots(response: CanonicalResponse): TextSlot[] {
 }
 
 /** Checks (and may rewrite) `response`; throws the 403 of a block. Entries go to `pipeline`. */
-export function guardResponse(response: CanonicalResponse, filters: readonly Filter[], pipeline: PipelineEntry[]): void {
-  const verdict = scanSlots(responseSlots(response), filters, "output");
+export async function guardResponse(response: CanonicalResponse, filters: readonly Filter[], pipeline: PipelineEntry[]): Promise<void> {
+  const verdict = await scanSlots(responseSlots(response), filters, "output");
   pipeline.push(...pipelineEntries(verdict, "output"));
   if (verdict.blocks.length > 0) throw blockError(verdict.blocks, "output");
   applyRedactions(verdict.redactions);

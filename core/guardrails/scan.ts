@@ -1,8 +1,17 @@
 /**
  * Runs a policy's content filters over pieces of text and decides (reference b9): block beats redact beats flag,
  * across every guardrail that applies. Each detector runs once per text however many guardrails use it.
+ *
+ * A check never holds the event loop for long (README "Caps on heavy work"): operators' patterns are read in slices
+ * (`findSliced`), built-ins on small texts one detector and text at a time with the loop given back between, and
+ * built-ins on big texts in a worker thread (detectors/worker-scans.ts). Each gives the findings the one plain pass
+ * would, in the same order, so the verdict is the same.
  */
-import type { Finding } from "./detectors/types.ts";
+import { GatewayError } from "../errors.ts";
+import { Slices } from "../model/slices.ts";
+import { BUILTIN_DETECTORS } from "./detectors/builtins.ts";
+import type { Detector, Finding } from "./detectors/types.ts";
+import { findInWorker, INLINE_CHARS, WorkerScanStopped, type BuiltinRead } from "./detectors/worker-scans.ts";
 import type { Filter } from "./policy.ts";
 import type { TextSlot } from "./request-texts.ts";
 
@@ -26,21 +35,85 @@ export function filtersFor(filters: readonly Filter[], side: Side): Filter[] {
   return filters.filter((f) => (side === "input" ? f.input : f.output));
 }
 
+/** Findings of each detector in each slot it reads (`undefined` where it does not). */
+type Found = Map<Detector, Array<Finding[] | undefined>>;
+
 /** Hits in filter order (the policy's: guardrail by guardrail), then text order; each detector runs once per text. */
-export function scanSlots(slots: readonly TextSlot[], filters: readonly Filter[], side: Side): Verdict {
+export async function scanSlots(slots: readonly TextSlot[], filters: readonly Filter[], side: Side, slices = new Slices()): Promise<Verdict> {
   const verdict: Verdict = { blocks: [], redactions: [], flags: [] };
   if (filters.length === 0) return verdict;
-  const found = new Map<Filter["detector"], Array<Finding[] | undefined>>();
+  const reads = (filter: Filter, slot: TextSlot) => slot.text.length > 0 && !(side === "input" && filter.scanScope === "user_only" && slot.role !== "user");
+  const found = await findAll(slots, filters, reads, side, slices);
+  for (const filter of filters) {
+    const perSlot = found.get(filter.detector)!;
+    slots.forEach((slot, i) => {
+      if (!reads(filter, slot)) return;
+      const bucket = filter.action === "block" ? verdict.blocks : filter.action === "redact" ? verdict.redactions : verdict.flags;
+      for (const finding of perSlot[i]!) bucket.push({ filter, finding, slot });
+    });
+  }
+  return verdict;
+}
+
+/**
+ * Runs every detector on every slot one of its filters reads, in the order a plain pass would (filter by filter, slot
+ * by slot), so the first pattern past the scan budget is the one that would have been.
+ */
+async function findAll(slots: readonly TextSlot[], filters: readonly Filter[], reads: (filter: Filter, slot: TextSlot) => boolean, side: Side, slices: Slices): Promise<Found> {
+  const found: Found = new Map();
+  const inWorker: Array<{ detector: Detector; slot: number; filter: Filter }> = [];
+  const onLoop: Array<{ detector: Detector; slot: number }> = [];
   for (const filter of filters) {
     let perSlot = found.get(filter.detector);
     if (!perSlot) found.set(filter.detector, (perSlot = new Array<Finding[] | undefined>(slots.length)));
     slots.forEach((slot, i) => {
-      if (slot.text.length === 0) return;
-      if (side === "input" && filter.scanScope === "user_only" && slot.role !== "user") return;
-      const findings = (perSlot[i] ??= filter.detector.find(slot.text));
-      const bucket = filter.action === "block" ? verdict.blocks : filter.action === "redact" ? verdict.redactions : verdict.flags;
-      for (const finding of findings) bucket.push({ filter, finding, slot });
+      if (!reads(filter, slot) || perSlot[i]) return;
+      perSlot[i] = []; // claimed: filled below
+      const read = { detector: filter.detector, slot: i, filter };
+      (!filter.detector.findSliced && BUILTIN_DETECTORS.get(filter.detector.slug) === filter.detector ? inWorker : onLoop).push(read);
     });
   }
-  return verdict;
+  // Built-ins read big texts in a worker, while the patterns run here.
+  const texts = [...new Set(inWorker.map((r) => r.slot))];
+  const chars = texts.reduce((n, i) => n + slots[i]!.text.length, 0);
+  let fromWorker: Promise<Finding[][]> | undefined;
+  if (chars > INLINE_CHARS) {
+    const builtinReads: BuiltinRead[] = inWorker.map((r) => ({ slug: r.detector.slug, text: texts.indexOf(r.slot) }));
+    fromWorker = findInWorker(
+      texts.map((i) => slots[i]!.text),
+      builtinReads,
+      slices,
+    ).catch((error: unknown) => {
+      throw error instanceof WorkerScanStopped ? workerScanError(inWorker[0]!.filter, error, side) : error;
+    });
+    // Awaited below, or left behind when a pattern fails the check first: never an unhandled rejection.
+    fromWorker.catch(() => undefined);
+  } else onLoop.push(...inWorker);
+  for (const { detector, slot } of onLoop) {
+    const text = slots[slot]!.text;
+    found.get(detector)![slot] = detector.findSliced ? await detector.findSliced(text, slices) : detector.find(text);
+    await slices.next();
+  }
+  if (fromWorker) {
+    const results = await fromWorker;
+    inWorker.forEach(({ detector, slot }, i) => (found.get(detector)![slot] = results[i]!));
+  }
+  return found;
+}
+
+/** A big text the built-ins could not read within the worker's bounds is not let through (as past the scan budget). */
+function workerScanError(filter: Filter, stopped: WorkerScanStopped, side: Side): GatewayError {
+  const { guardrail } = filter;
+  const subject = side === "input" ? "Request" : "Response";
+  const what = stopped.bound === "time" ? `within ${stopped.limit / 1_000} s` : `within ${Math.round(stopped.limit / 1024 / 1024)} MB of memory`;
+  return new GatewayError("permission_denied", `${subject} blocked by guardrail "${guardrail.name}": its built-in detectors could not check it ${what}`, {
+    status: 403,
+    metadata: {
+      guardrail_id: guardrail.id,
+      guardrail_name: guardrail.name,
+      guardrail_scope: guardrail.scope,
+      side,
+      ...(stopped.bound === "time" ? { builtin_scan_timeout_ms: stopped.limit } : { builtin_scan_memory_bytes: stopped.limit }),
+    },
+  });
 }

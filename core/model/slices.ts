@@ -1,8 +1,8 @@
 /**
- * Long work on the event loop, cut into slices: one `Slices` per piece of work (a request's count, a compression);
- * the work calls `next()` between small steps, and once it has run SLICE_MS it gives the loop back (`setImmediate`), so
- * `/health` and other tenants' requests are served in between. Cheap to call often: it reads the clock and, in most
- * calls, returns at once.
+ * Long work on the event loop, cut into slices: one `Slices` per piece of work (a request's count, a compression, a
+ * guardrail check); the work calls `next()` between small steps, and once it has run SLICE_MS it gives the loop back
+ * (`setImmediate`), so `/health` and other tenants' requests are served in between. Cheap to call often: it reads the
+ * clock and, in most calls, returns at once. Several async strands of one piece of work may share one.
  */
 
 /**

@@ -2,10 +2,18 @@
  * An operator's `content_filters` entry as a detector: its pattern compiled once (core/regex, RE2 dialect: linear
  * time, no lookaround or backreferences), findings named by the filter's label (the pattern itself is policy, never
  * shown to callers), redacted as `[REDACTED]`; the label names it in block messages (reference §5). A request's scans
- * run `within` its scan budget (pattern/scan-budget.ts).
+ * run `within` its scan budget (pattern/scan-budget.ts), in slices that give the event loop back (`findSliced`).
  */
+import { SLICE_MS, type Slices } from "../../model/slices.ts";
 import { compileRe2, PatternRun, RegexBudgetError, type Program, type Span, type StepBudget } from "../../regex/index.ts";
+import { STEPS_PER_SECOND } from "../pattern/caps.ts";
 import type { Detector, DetectorStream, Finding } from "./types.ts";
+
+/**
+ * Steps of one piece of a sliced scan: a quarter of what the engine does in a slice at its slowest, so the loop is
+ * given back close to SLICE_MS after the slice began (a pattern at the default cap reads 2,500 characters a piece).
+ */
+const PIECE_STEPS = (STEPS_PER_SECOND * SLICE_MS) / 1_000 / 4;
 
 export interface CustomDetector extends Detector {
   /** The same detector with every step counted against `budget`; past it, scans throw what `exceeded` makes. */
@@ -26,6 +34,17 @@ export function customDetector(pattern: string, label: string | undefined, index
     maxSpan: Infinity,
     placeholder: () => "[REDACTED]",
     find: (text) => counted(exceeded, () => findings(PatternRun.spansOf(program, text, budget ? { budget } : {}), name)),
+    findSliced: async (text, slices) => {
+      // The engine reads a text fed in pieces as it reads it whole (streams rely on it): the same spans, the same steps.
+      const run = new PatternRun(program, budget ? { budget } : {});
+      const piece = Math.max(64, Math.floor(PIECE_STEPS / program.cost));
+      for (let at = 0; at < text.length; at += piece) {
+        counted(exceeded, () => run.feed(text.slice(at, at + piece)));
+        await slices.next();
+      }
+      counted(exceeded, () => run.finish());
+      return findings(run.spans, name);
+    },
     stream: () => patternStream(new PatternRun(program, budget ? { budget } : {}), name, exceeded),
   });
   return { ...make(undefined, unbounded), within: (budget, exceeded) => make(budget, exceeded) };

@@ -75,7 +75,9 @@ export const ssn = regexDetector({
   label: "SSN",
   maxSpan: 48,
   // Area 000, 666 and 9xx are never issued, nor group 00 or serial 0000 (SSA). Bare nine digits only after a cue.
-  re: /(?<![\w-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\w-])|\b(?:ssn|social security(?: number| no\.?)?)\s*(?:is|:|#)?\s*(?!000|666|9\d\d)\d{3}(?!00)\d{2}(?!0000)\d{4}\b/i,
+  // After the cue, `\s*(?:(?:is|:|#)\s*)?` rather than `\s*(?:is|:|#)?\s*` (the same texts): two gaps in a row would
+  // try every split of a run of spaces, quadratic in its length (tests: detectors/backtracking.test.ts).
+  re: /(?<![\w-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\w-])|\b(?:ssn|social security(?: number| no\.?)?)\s*(?:(?:is|:|#)\s*)?(?!000|666|9\d\d)\d{3}(?!00)\d{2}(?!0000)\d{4}\b/i,
   pretest: hasDigitRun(2),
   holdFrom: (text) => lastTokensStart(text, 6, 48),
 });
@@ -128,8 +130,13 @@ export const creditCard = regexDetector({
 const OCTET = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 /** IPv4 candidates: four dotted groups of digits (checked below); no look-around, so one fast pass. */
 const V4 = /\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/g;
-/** IPv6 candidates: maximal runs of hex digits and colons with at least two colons (checked below). */
-const V6 = /[0-9A-Fa-f]*:[0-9A-Fa-f]*:[0-9A-Fa-f:]*/g;
+/**
+ * IPv6 candidates: maximal runs of hex digits and colons, kept when they hold two colons (checked below). Matched
+ * whole, then counted: `[0-9A-Fa-f]*:[0-9A-Fa-f]*:…` would rescan a long run of hex digits from each of its
+ * characters, quadratic in its length.
+ */
+const V6 = /[0-9A-Fa-f:]+/g;
+const twoColons = (run: string) => run.indexOf(":", run.indexOf(":") + 1) > 0;
 const H = "[0-9A-Fa-f]{1,4}";
 const V6_EXACT = new RegExp(`^(?:(?:${H}:){7}${H}|(?:${H}:){1,6}:(?:${H}:){0,5}${H}|::(?:${H}:){0,6}${H}|(?:${H}:){1,7}:)$`);
 const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -153,6 +160,7 @@ function ipFindings(text: string): Finding[] {
     V6.lastIndex = 0;
     for (let m = V6.exec(text); m !== null; m = V6.exec(text)) {
       const candidate = m[0];
+      if (!twoColons(candidate)) continue;
       if (isWordCode(text.charCodeAt(m.index - 1)) || isWordCode(text.charCodeAt(m.index + candidate.length))) continue;
       if (!V6_EXACT.test(candidate)) continue;
       // Compressed IPv6 needs some substance: "::1", or at least three groups (so `db::add` in C++ is not an address).

@@ -78,11 +78,6 @@ const FORMATS: readonly SecretFormat[] = [
   { id: "discord_bot_token", hints: [], hint: /[MNO][A-Za-z\d_-]{23,25}\.[A-Za-z\d_-]{6}\./, re: new RegExp(`${START}[MNO][A-Za-z\\d_-]{23,25}\\.[A-Za-z\\d_-]{6}\\.[A-Za-z\\d_-]{27,38}${END}`, "g") },
   { id: "jwt", hints: ["eyJ"], re: new RegExp(`${START}eyJ[A-Za-z0-9_-]{10,2000}\\.eyJ[A-Za-z0-9_-]{10,4000}\\.[A-Za-z0-9_-]{10,2000}${END}`, "g") },
   {
-    id: "private_key",
-    hints: ["PRIVATE KEY"],
-    re: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,12000}?-----END (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/g,
-  },
-  {
     id: "connection_string_password",
     hints: ["://"],
     re: /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|ftp|smtps?):\/\/[^\s:/@'"]{1,128}:[^\s@/'"]{3,256}@[^\s/'"]{1,256}/gi,
@@ -148,7 +143,6 @@ function tokenWindows(text: string): Array<[number, number]> {
 
 function formatFindings(text: string, offset: number, found: Finding[]): void {
   for (const format of FORMATS) {
-    if (format.id === "private_key") continue;
     if (format.hint ? !format.hint.test(text) : !format.hints.some((h) => text.includes(h))) continue;
     format.re.lastIndex = 0;
     for (let m = format.re.exec(text); m !== null; m = format.re.exec(text)) {
@@ -164,7 +158,38 @@ function formatFindings(text: string, offset: number, found: Finding[]): void {
   }
 }
 
-const PRIVATE_KEY = FORMATS.find((f) => f.id === "private_key")!;
+const KEY_TYPES = "(?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?";
+const KEY_BEGIN_LINE = new RegExp(`-----BEGIN ${KEY_TYPES}PRIVATE KEY(?: BLOCK)?-----`, "g");
+const KEY_END_LINE = new RegExp(`-----END ${KEY_TYPES}PRIVATE KEY(?: BLOCK)?-----`, "g");
+/** How far after its BEGIN line a key block's END line may start. */
+const KEY_REACH = 12_000;
+
+/**
+ * Private key blocks: a BEGIN line and the first END line at most KEY_REACH characters after it, as the regex
+ * `BEGIN[\s\S]{0,12000}?END` finds them, without its cost: from every BEGIN line it would read up to 12,000
+ * characters looking for an END, so a text of BEGIN lines alone took 12,000 steps per line. Here the first END line
+ * after a point is looked for once and kept while later BEGIN lines come before it.
+ */
+function privateKeyFindings(text: string, found: Finding[]): void {
+  let end: RegExpExecArray | null | undefined;
+  KEY_BEGIN_LINE.lastIndex = 0;
+  for (let begin = KEY_BEGIN_LINE.exec(text); begin !== null; begin = KEY_BEGIN_LINE.exec(text)) {
+    const body = begin.index + begin[0].length;
+    if (end === undefined || (end !== null && end.index < body)) {
+      KEY_END_LINE.lastIndex = body;
+      end = KEY_END_LINE.exec(text);
+    }
+    if (end === null) return; // no END line after this one: none after a later BEGIN either
+    if (end.index - body > KEY_REACH) {
+      // Out of reach; a BEGIN line may start inside this one (`-----BEGIN …-----BEGIN …-----`).
+      KEY_BEGIN_LINE.lastIndex = begin.index + 1;
+      continue;
+    }
+    const close = end.index + end[0].length;
+    found.push({ start: begin.index, end: close, pattern: "private_key" });
+    KEY_BEGIN_LINE.lastIndex = close;
+  }
+}
 
 export const secrets: Detector = {
   slug: "secrets",
@@ -176,10 +201,7 @@ export const secrets: Detector = {
   find(text: string): Finding[] {
     const found: Finding[] = [];
     for (const [start, end] of tokenWindows(text)) formatFindings(text.slice(start, end), start, found);
-    if (text.includes("PRIVATE KEY")) {
-      PRIVATE_KEY.re.lastIndex = 0;
-      for (let m = PRIVATE_KEY.re.exec(text); m !== null; m = PRIVATE_KEY.re.exec(text)) found.push({ start: m.index, end: m.index + m[0].length, pattern: "private_key" });
-    }
+    if (text.includes("PRIVATE KEY")) privateKeyFindings(text, found);
     if (text.length >= 32) found.push(...entropyFindings(text, found));
     return dedupe(found);
   },

@@ -3,6 +3,7 @@
  * pattern. Everything a guardrail does with text (block, redact, flag; on the request and on the answer, whole or
  * streamed) goes through this one shape.
  */
+import type { Slices } from "../../model/slices.ts";
 
 /** One finding: `[start, end)` in UTF-16 code units of the scanned text, and what it is. */
 export interface Finding {
@@ -28,6 +29,12 @@ export interface Detector {
   placeholder?(finding: Finding): string;
   /** Every finding in `text` (any order, may overlap: callers merge). */
   find(text: string): Finding[];
+  /**
+   * What `find` finds, read in pieces of a bounded number of steps with `slices.next()` between them, so a long scan
+   * gives the event loop back (an operator's pattern over a big text). Absent: the scan calls `find`, or runs it in a
+   * worker thread when the text is big (scan.ts).
+   */
+  findSliced?(text: string, slices: Slices): Promise<Finding[]>;
   /**
    * Where in a growing `text` a finding might still begin (detectors/hold.ts): text before it is final for this
    * detector. Absent: `text.length - maxSpan`.

@@ -35,16 +35,16 @@ export const guardrailsStage: Stage = {
     if (!policy) return next();
     applyModelLists(policy, ctx.request, ctx.deps.catalog);
     const scanBudget = guardrailCaps(ctx.deps.config).scanBudgetSteps;
-    guardRequest(ctx.request, withScanBudget(filtersFor(policy.filters, "input"), scanBudget, "input"), ctx.pipeline);
+    await guardRequest(ctx.request, withScanBudget(filtersFor(policy.filters, "input"), scanBudget, "input"), ctx.pipeline);
     await holdBudgets(ctx, policy);
     // The budgets' holds are the bill's now: accounting commits them, the limits stage lets go of what it did not.
     const outcome = await next();
-    return policy.checksOutput ? guardOutcome(ctx, withScanBudget(filtersFor(policy.filters, "output"), scanBudget, "output"), outcome) : outcome;
+    return policy.checksOutput ? await guardOutcome(ctx, withScanBudget(filtersFor(policy.filters, "output"), scanBudget, "output"), outcome) : outcome;
   },
 };
 
 /** Checks the answer on the way out (after accounting: a blocked answer is still billed). */
-function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: Outcome): Outcome {
+async function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: Outcome): Promise<Outcome> {
   if (outcome.kind === "stream") {
     // A blocked stream was settled (its record written) when its source closed: the record then says 403.
     const blocked = (error: GatewayError) => amendRecord(ctx, { status: error.status, type: error.type });
@@ -52,7 +52,7 @@ function guardOutcome(ctx: RequestContext, filters: readonly Filter[], outcome: 
   }
   const before = ctx.pipeline.length;
   try {
-    guardResponse(outcome.response, filters, ctx.pipeline);
+    await guardResponse(outcome.response, filters, ctx.pipeline);
   } catch (error) {
     const blocked = toGatewayError(error);
     amendRecord(ctx, { status: blocked.status, type: blocked.type });

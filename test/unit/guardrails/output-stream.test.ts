@@ -244,9 +244,9 @@ function randomChunks(text: string, next: () => number, max: number): string[] {
 }
 
 /** What the whole (non-streamed) answer gets: the verdict and the redacted text. */
-function wholeAnswer(text: string, filters: Filter[]) {
+async function wholeAnswer(text: string, filters: Filter[]) {
   const slot: TextSlot = { role: "assistant", text, set: () => undefined };
-  const verdict = scanSlots([slot], filters, "output");
+  const verdict = await scanSlots([slot], filters, "output");
   applyRedactions(verdict.redactions);
   return { verdict, redacted: slot.text };
 }
@@ -284,14 +284,14 @@ describe("streamed output: any chunking gets the whole answer's verdict", () => 
     return [[text], chunked(text, [1]), chunked(text, [2]), ...Array.from({ length: 6 }, (_, k) => randomChunks(text, next, k < 3 ? 4 : 12))];
   };
 
-  test("every variant and pattern text has something to find in the whole answer", () => {
-    for (const [slug, text] of VARIANTS) expect(wholeAnswer(text, [builtin(slug, "block")]).verdict.blocks.length, text).toBeGreaterThan(0);
+  test("every variant and pattern text has something to find in the whole answer", async () => {
+    for (const [slug, text] of VARIANTS) expect((await wholeAnswer(text, [builtin(slug, "block")])).verdict.blocks.length, text).toBeGreaterThan(0);
   });
 
   test("block: the stream ends with the 403 exactly when the whole answer is blocked, before any finding's text goes out", async () => {
     const failures: string[] = [];
     for (const [i, c] of all.entries()) {
-      const whole = wholeAnswer(c.text, [filterOf(c.detector(), "block")]);
+      const whole = await wholeAnswer(c.text, [filterOf(c.detector(), "block")]);
       const firstStart = Math.min(...whole.verdict.blocks.map((h) => h.finding.start));
       for (const chunks of chunkings(c.text, i)) {
         const { text, error, pipeline } = await run(chunks, [filterOf(c.detector(), "block")]);
@@ -306,7 +306,7 @@ describe("streamed output: any chunking gets the whole answer's verdict", () => 
   test("redact: the joined deltas are the whole answer's redaction, and the same findings are recorded", async () => {
     const failures: string[] = [];
     for (const [i, c] of all.entries()) {
-      const whole = wholeAnswer(c.text, [filterOf(c.detector(), "redact")]);
+      const whole = await wholeAnswer(c.text, [filterOf(c.detector(), "redact")]);
       const patterns = [...new Set(whole.verdict.redactions.map((h) => h.finding.pattern))].sort();
       for (const chunks of chunkings(c.text, i)) {
         const { text, pipeline } = await run(chunks, [filterOf(c.detector(), "redact")]);
@@ -320,7 +320,7 @@ describe("streamed output: any chunking gets the whole answer's verdict", () => 
   test("flag: nothing is held and the same findings are recorded", async () => {
     const failures: string[] = [];
     for (const [i, c] of all.entries()) {
-      const whole = wholeAnswer(c.text, [filterOf(c.detector(), "flag")]);
+      const whole = await wholeAnswer(c.text, [filterOf(c.detector(), "flag")]);
       const patterns = [...new Set(whole.verdict.flags.map((h) => h.finding.pattern))].sort();
       for (const chunks of chunkings(c.text, i)) {
         const { deltas, pipeline } = await run(chunks, [filterOf(c.detector(), "flag")]);

@@ -22,6 +22,16 @@ const QUALIFIERS = w(QUALIFIER_WORDS);
 const EITHER = w(`${FILLER_WORDS}|${QUALIFIER_WORDS}`);
 const NOUNS = w("instructions?|prompts?|rules|directions|guidelines|directives|commands|orders|constraints|programming|training|context|messages|guidance|policies|restrictions|limitations|system prompt|configuration");
 
+// Written so that a run of spaces, newlines or hashes is read once, not once per character of it (a backtracking
+// engine would otherwise take time quadratic in the run; tests: detectors/backtracking.test.ts):
+// - a gap, an optional word, a gap (`\\s*/?\\s*`) is written `\\s*(?:/\\s*)?`, the same texts without two gaps in a row;
+// - a line start is only the run's first newline: a later one in the same run of whitespace begins no match the first
+//   did not (its gap reads a part of the first one's), and no match of the set ends inside such a run;
+// - `##…` begins at most four hashes into a run (a match of the set ends with at most four, `#{0,4}`, so the next
+//   search may start there); further in, the run's rest reads as from its start, already refused.
+const FIRST_NEWLINE = "(?<!\\n[^\\S\\n]*)\\n";
+const RUN_OF_HASHES = "(?<!#{5})#{2,}";
+
 /** Group name → alternatives (JavaScript regex source). */
 const GROUPS: ReadonlyArray<readonly [group: string, source: string]> = [
   [
@@ -82,11 +92,11 @@ const GROUPS: ReadonlyArray<readonly [group: string, source: string]> = [
   [
     "tag_spoofing",
     [
-      `<${G}/?${G}${w("system|sys|assistant|admin|administrator|instructions?|developer|root")}${G}>`,
-      `\\[${G}/?${G}${w("INST|SYS|SYSTEM|ADMIN|DEVELOPER|SYSTEM PROMPT|INSTRUCTIONS?")}${G}\\]`,
+      `<${G}(?:/${G})?${w("system|sys|assistant|admin|administrator|instructions?|developer|root")}${G}>`,
+      `\\[${G}(?:/${G})?${w("INST|SYS|SYSTEM|ADMIN|DEVELOPER|SYSTEM PROMPT|INSTRUCTIONS?")}${G}\\]`,
       `<</?SYS>>`,
-      `(?:^|\\n)${G}(?:#{1,4}${G})?${w("system|assistant|developer|admin")}${G}(?:message|prompt|instructions?)?${G}:${G}${w("you|the assistant|the ai|ignore|disregard|from now|new|override|your|forget|always|never|do not|don't")}\\b`,
-      `#{2,}${G}${w("system|instructions?|new instructions?|admin|developer")}${G}(?:prompt|message)?${G}#{0,4}${G}:?`,
+      `(?:^|${FIRST_NEWLINE})${G}(?:#{1,4}${G})?${w("system|assistant|developer|admin")}${G}(?:(?:message|prompt|instructions?)${G})?:${G}${w("you|the assistant|the ai|ignore|disregard|from now|new|override|your|forget|always|never|do not|don't")}\\b`,
+      `${RUN_OF_HASHES}${G}${w("system|instructions?|new instructions?|admin|developer")}${G}(?:prompt|message)?${G}#{0,4}${G}:?`,
       `\\b${w("end|begin|start")}${G}(?:of${G})?${w("system|user|admin")}${G}${w("prompt|message|instructions?|input")}\\b`,
     ].join("|"),
   ],

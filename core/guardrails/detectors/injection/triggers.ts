@@ -26,8 +26,11 @@ const TRIGGER_WORDS = (
   "root kernel security input"
 ).split(" ");
 
-/** Phrases and punctuation a pattern may need instead of a trigger word (tags, control tokens, "from now on"). */
-const TRIGGER_MARKS = /from\s*now\s*on|anything\s*now|say\s*no|<\s*\/?\s*[a-z|]|\[\s*\/?\s*[a-z]|##|<</gi;
+/**
+ * Phrases and punctuation a pattern may need instead of a trigger word (tags, control tokens, "from now on"). A tag's
+ * gaps are `\s*(?:\/\s*)?`, not `\s*\/?\s*`: two gaps in a row would try every split of a run of spaces.
+ */
+const TRIGGER_MARKS = /from\s*now\s*on|anything\s*now|say\s*no|<\s*(?:\/\s*)?[a-z|]|\[\s*(?:\/\s*)?[a-z]|##|<</gi;
 
 /** A word's identity for triggering: length, first and last letter, and two sums over the middle letters. */
 function keyOf(len: number, first: number, last: number, sum: number, squares: number): number {
