@@ -174,23 +174,27 @@ function toSandbox(s: ConfigFile["sandbox"]): SandboxConfig {
 }
 
 type ProviderEntry = NonNullable<ConfigFile["providers"]>[number];
-type ModelEntry = ProviderEntry["models"][number];
+type ModelEntry = NonNullable<ProviderEntry["models"]>[number];
 
 function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string): ProviderConfig {
   const where = `providers[${index}]`;
-  if (p.adapter !== "simulator" && !p.base_url) throw new ConfigError(`invalid config field "${where}.base_url": required`);
+  // A kind may bring its own base URL (checked with the adapter's kinds when the catalog is built).
+  if (p.adapter !== "simulator" && !p.base_url && p.kind === undefined) throw new ConfigError(`invalid config field "${where}.base_url": required`);
   const tls = toProviderTls(p.tls, where, configDir, (message) => new ConfigError(message));
   const timeouts = toProviderTimeouts(p.timeouts);
   return {
     ...(tls ? { tls } : {}),
     ...(timeouts ? { timeouts } : {}),
+    ...(p.kind !== undefined ? { kind: p.kind } : {}),
+    ...(p.discovery_interval_seconds !== undefined ? { discoveryIntervalMs: p.discovery_interval_seconds * 1000 } : {}),
     id: p.id,
     adapter: p.adapter,
-    baseUrl: (p.base_url ?? "simulator://local").replace(/\/+$/, ""),
+    // Empty when a kind supplies it.
+    baseUrl: (p.base_url ?? (p.kind !== undefined ? "" : "simulator://local")).replace(/\/+$/, ""),
     apiKey: resolveSecret(p.api_key, `${where}.api_key`, env),
     headers: p.headers ?? {},
     options: p.options ?? {},
-    models: p.models.map((m, j) => toModel(m, `${where}.models[${j}]`)),
+    models: (p.models ?? []).map((m, j) => toModel(m, `${where}.models[${j}]`)),
     simulated: p.adapter === "simulator",
   };
 }
