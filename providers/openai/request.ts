@@ -9,8 +9,8 @@ import { toWireMessages } from "./messages.ts";
 import { readOpenAIOptions } from "./options.ts";
 import type { ChatRequestBody, WireTool } from "./wire.ts";
 
-/** Builds the exact body POSTed to `${baseUrl}/chat/completions`. */
-export function toChatBody(canonical: CanonicalRequest, target: UpstreamTarget, stream: boolean): ChatRequestBody {
+/** Builds the exact body POSTed to `${baseUrl}/chat/completions` (reasoning left to a kind that `ownsReasoning`). */
+export function toChatBody(canonical: CanonicalRequest, target: UpstreamTarget, stream: boolean, ownsReasoning = false): ChatRequestBody {
   const request = resolveDeferredTools(canonical, "openai");
   const warnings = request.warnings;
   const options = readOpenAIOptions(target.options);
@@ -31,7 +31,7 @@ export function toChatBody(canonical: CanonicalRequest, target: UpstreamTarget, 
   applySampling(body, request);
   if (request.maxTokens !== undefined) body[options.max_tokens_field] = request.maxTokens;
   applyOutput(body, request.output);
-  applyReasoning(body, request, warnings);
+  if (!ownsReasoning) applyReasoning(body, request, warnings);
   applyMisc(body, request, warnings);
   warnSpeed(request, "Chat completions", warnings);
   warnAsyncTools(request, "Chat completions", warnings);

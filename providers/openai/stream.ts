@@ -16,7 +16,12 @@ import type { ChatCompletion, WireError } from "./wire.ts";
  * (`stream_options.include_usage`), so both are held and emitted at the end: usage, then finish. Read failures become
  * an `error` event, except a client abort, which is rethrown as-is.
  */
-export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: ProviderCall): AsyncGenerator<StreamEvent, void, undefined> {
+export async function* chatStreamToEvents(
+  sse: AsyncIterable<SseEvent>,
+  call: ProviderCall,
+  /** A kind's look at each chunk before it is read (./quirks.ts). */
+  onChunk?: (chunk: ChatCompletion) => void,
+): AsyncGenerator<StreamEvent, void, undefined> {
   const parts = new PartTracker({
     toolCallId: () => call.helpers.id("call"),
     onLateToolDelta: (index) => call.helpers.logger.warn({ provider: call.target.providerId, index }, "tool-call fragment after the call closed; dropped"),
@@ -43,6 +48,7 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
         yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
         return;
       }
+      if (onChunk !== undefined) onChunk(chunk);
       if (!started) {
         // Azure sends a leading chunk with empty id/model and only `prompt_filter_results`: wait for a real one.
         if ((chunk.choices?.length ?? 0) === 0 && !chunk.usage && chunk.error === undefined) continue;
