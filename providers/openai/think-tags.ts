@@ -20,7 +20,10 @@ export class ThinkSplitter {
   private inside = false;
   /** The end of the last piece, when it may be the start of a tag. */
   private held = "";
+  /** Whitespace next to a tag is the model's layout, not its words: dropped at a block's edges. */
   private trimNext = false;
+  /** Trailing whitespace of the reasoning so far, written only if more reasoning follows. */
+  private reasoningSpace = "";
 
   push(text: string): Piece[] {
     const out: Piece[] = [];
@@ -32,7 +35,8 @@ export class ThinkSplitter {
       if (at >= 0) {
         this.emit(out, rest.slice(0, at));
         this.inside = !this.inside;
-        if (!this.inside) this.trimNext = true;
+        this.trimNext = true;
+        this.reasoningSpace = "";
         rest = rest.slice(at + tag.length);
         continue;
       }
@@ -53,11 +57,21 @@ export class ThinkSplitter {
 
   private emit(out: Piece[], text: string): void {
     let piece = text;
-    if (!this.inside && this.trimNext) {
+    if (this.trimNext) {
       piece = piece.replace(/^\s+/, "");
       if (piece !== "") this.trimNext = false;
     }
     if (piece === "") return;
+    if (this.inside) {
+      const body = piece.trimEnd();
+      const space = piece.slice(body.length);
+      if (body === "") {
+        this.reasoningSpace += space;
+        return;
+      }
+      piece = this.reasoningSpace + body;
+      this.reasoningSpace = space;
+    }
     const last = out.at(-1);
     if (last !== undefined && last.reasoning === this.inside) last.text += piece;
     else out.push({ reasoning: this.inside, text: piece });
