@@ -94,13 +94,17 @@ function applyOutput(body: ChatRequestBody, output: CanonicalRequest["output"]):
   if (output?.verbosity !== undefined) body.verbosity = output.verbosity;
 }
 
-function applyReasoning(body: ChatRequestBody, request: CanonicalRequest, warnings: Warning[]): void {
+/**
+ * The reasoning settings chat completions has a field for (`reasoning_effort`); the others are warned about. A kind
+ * whose server has its own on/off switch (`switchable`) sends `enabled` itself, so that one is not warned about.
+ */
+export function applyReasoning(body: ChatRequestBody, request: CanonicalRequest, warnings: Warning[], switchable = false): void {
   const r = request.reasoning;
   if (r === undefined) return;
   if (r.effort !== undefined) body.reasoning_effort = r.effort;
   if (r.maxTokens !== undefined) warnUnsupported(warnings, "reasoning.max_tokens", "A reasoning token budget is not supported by chat completions; only the effort was sent");
   if (r.summary !== undefined) warnUnsupported(warnings, "reasoning.summary", "Reasoning summaries are not available from chat completions");
-  if (r.enabled === false && r.effort === undefined) {
+  if (r.enabled === false && r.effort === undefined && !switchable) {
     warnUnsupported(warnings, "reasoning.enabled", "Chat completions cannot switch reasoning off without an effort; the model default applies");
   }
   if (r.extra !== undefined && Object.keys(r.extra).length > 0) warnUnsupported(warnings, "reasoning", "Extra reasoning settings are not supported by chat completions");

@@ -4,6 +4,7 @@
  * comes back in `reasoning_content` and is asked for with `reasoning_effort` (`none` switches it off); usage arrives
  * with the last chunk of a stream.
  */
+import { applyReasoning } from "../request.ts";
 import { dropRefused, type KindSpec, reasoningWanted } from "./shared.ts";
 
 export const FIREWORKS_REFUSED = Object.freeze(["presence_penalty", "frequency_penalty", "logit_bias"]);
@@ -13,7 +14,9 @@ export const fireworks: KindSpec = {
   defaultBaseUrl: "https://api.fireworks.ai/inference/v1",
   requiresKey: true,
   quirks: {
+    ownsReasoning: true,
     request(body, call) {
+      applyReasoning(body, call.request, call.request.warnings, true);
       dropRefused(body, FIREWORKS_REFUSED, "Fireworks", call.request.warnings);
       if (body.prompt_cache_key !== undefined) {
         body.prompt_cache_isolation_key = body.prompt_cache_key;

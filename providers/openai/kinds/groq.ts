@@ -6,6 +6,7 @@
  */
 import type { ReplyQuirk } from "../quirks.ts";
 import type { ChatCompletion, WireUsage } from "../wire.ts";
+import { applyReasoning } from "../request.ts";
 import { dropRefused, type KindSpec, reasoningWanted, stripMessageNames } from "./shared.ts";
 
 export const GROQ_REFUSED = Object.freeze(["logprobs", "top_logprobs", "logit_bias"]);
@@ -21,7 +22,9 @@ export const groq: KindSpec = {
   defaultBaseUrl: "https://api.groq.com/openai/v1",
   requiresKey: true,
   quirks: {
+    ownsReasoning: true,
     request(body, call) {
+      applyReasoning(body, call.request, call.request.warnings, true);
       const warnings = call.request.warnings;
       dropRefused(body, GROQ_REFUSED, "Groq", warnings);
       stripMessageNames(body, "Groq", warnings);

@@ -3,6 +3,7 @@
  * with `top_logprobs: k` is sent as `logprobs: k` (1 without k); hybrid models switch reasoning with
  * `reasoning: {enabled}`; the reasoning comes back in `message.reasoning`.
  */
+import { applyReasoning } from "../request.ts";
 import { type KindSpec, reasoningWanted } from "./shared.ts";
 
 export const together: KindSpec = {
@@ -10,7 +11,9 @@ export const together: KindSpec = {
   defaultBaseUrl: "https://api.together.xyz/v1",
   requiresKey: true,
   quirks: {
+    ownsReasoning: true,
     request(body, call) {
+      applyReasoning(body, call.request, call.request.warnings, true);
       if (body.logprobs === true) body.logprobs = Math.min(20, Math.max(1, body.top_logprobs ?? 1)) as unknown as boolean;
       else if (body.logprobs === false) delete body.logprobs;
       delete body.top_logprobs;

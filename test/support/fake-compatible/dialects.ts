@@ -28,12 +28,15 @@ export const LOCAL_KINDS: readonly KindName[] = ["ollama", "vllm", "sglang", "lm
 export interface Answer {
   text?: string;
   reasoning?: string;
-  toolCalls?: Array<{ name: string; arguments: string }>;
+  /** Tool calls; `id` to name one as the server would when it continues a call it was sent. */
+  toolCalls?: Array<{ name: string; arguments: string; id?: string }>;
   /** The raw finish reason (default `tool_calls` with tool calls, else `stop`). */
   finish?: string;
   usage?: { prompt: number; completion: number; reasoning?: number; cached?: number };
   /** Perplexity's sources. */
   sources?: Array<{ url: string; title: string; snippet?: string }>;
+  /** Fail instead, with this status and body (an error in the server's own dialect). */
+  fail?: Refusal;
 }
 
 export const DEFAULT_TEXT = "The capital of France is Paris.";
@@ -249,7 +252,7 @@ function finishOf(answer: Answer): string {
 
 /** The whole completion. */
 export function completion(kind: KindName, body: Json, answer: Answer, n: number): Json {
-  const ids = (answer.toolCalls ?? []).map((_, i) => toolCallId(kind, n, i));
+  const ids = (answer.toolCalls ?? []).map((c, i) => c.id ?? toolCallId(kind, n, i));
   return {
     id: `cmpl-${kind}-${n}`,
     object: "chat.completion",
@@ -271,7 +274,7 @@ function pieces(text: string, size = 5): string[] {
 /** The stream's chunks (each sent as `data: …`), then `[DONE]`. */
 export function chunks(kind: KindName, body: Json, answer: Answer, n: number): Json[] {
   const style = reasoningStyle(kind, body);
-  const ids = (answer.toolCalls ?? []).map((_, i) => toolCallId(kind, n, i));
+  const ids = (answer.toolCalls ?? []).map((c, i) => c.id ?? toolCallId(kind, n, i));
   const base = { id: `cmpl-${kind}-${n}`, object: "chat.completion.chunk", created: 1_750_000_000, model: String(body.model), ...extrasOf(kind, answer) };
   const chunk = (delta: Json, finish: string | null = null): Json => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
   const out: Json[] = [chunk({ role: "assistant", content: "" })];

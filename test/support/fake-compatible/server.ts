@@ -80,6 +80,7 @@ export async function startFakeCompatible(options: { port?: number } = {}): Prom
     const refused = refusal(kind, body);
     if (refused !== undefined) return json(res, refused.status, refused.body);
     const answer = queue.shift() ?? {};
+    if (answer.fail !== undefined) return json(res, answer.fail.status, answer.fail.body);
     const n = ++replies;
     if (body.stream !== true) return json(res, 200, completion(kind, body, answer, n));
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
