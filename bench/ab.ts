@@ -1,5 +1,6 @@
 /**
- * `bun bench/ab.ts <other-checkout>`: an interleaved A/B of two trees' gateways, for changes on the hot path. Both
+ * `bun bench/ab.ts <other-checkout>`: an interleaved A/B of two trees' gateways, for changes on the hot path (with
+ * `AB_KIND=<kind>`, this tree's provider is that kind of the `openai` adapter: a kind's cost against the plain one). Both
  * gateways (this tree's and the other checkout's bench/gateway-server.ts, bundled like `npm start`) run at once in
  * front of one simulator; short rounds of the same load alternate between them, so whatever else the machine does
  * weighs on both alike. Reports the gateway process's CPU per request (median over rounds) and req/s, per scenario.
@@ -20,8 +21,11 @@ const fleet = new Fleet();
 try {
   const sim = await fleet.spawn(join(import.meta.dir, "sim-server.ts"), {});
   const env = { BENCH_UPSTREAM: String(sim.url) };
-  const tree = async (root: string, name: string, slug: string) => fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), env);
-  const targets = [await tree(other, "A (other)", "a"), await tree(resolve(import.meta.dir, ".."), "B (this tree)", "b")];
+  const tree = async (root: string, name: string, slug: string, extra: Record<string, string> = {}) =>
+    fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), { ...env, ...extra });
+  // `AB_KIND=deepseek`: B's provider is that kind of the openai adapter (A stays the plain adapter).
+  const kind = process.env.AB_KIND;
+  const targets = [await tree(other, "A (other)", "a"), await tree(resolve(import.meta.dir, ".."), kind ? `B (${kind})` : "B (this tree)", "b", kind ? { BENCH_KIND: kind } : {})];
   for (const scenario of SCENARIOS) {
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));

@@ -32,7 +32,10 @@ export function chatCalls(quirks: ChatQuirks = {}): Pick<ProviderAdapter, "gener
     const body = await readJsonObject<ChatCompletion>(call, response);
     if (reply?.chunk !== undefined) reply.chunk(body);
     const canonical = fromChatCompletion(body, call);
-    if (reply?.response !== undefined) reply.response(canonical);
+    if (reply === undefined) return canonical;
+    if (reply.usage !== undefined) canonical.usage = reply.usage(canonical.usage);
+    if (reply.finish !== undefined) canonical.finish = reply.finish(canonical.finish);
+    if (reply.response !== undefined) reply.response(canonical);
     return canonical;
   }
 
@@ -49,7 +52,7 @@ export function chatCalls(quirks: ChatQuirks = {}): Pick<ProviderAdapter, "gener
     if (response.headers.get("content-type")?.includes("application/json")) {
       return eventsFromResponse(await completionOf(call, response, reply));
     }
-    const events = chatStreamToEvents(parseSse(streamBody(call, response)), call, reply?.chunk);
+    const events = chatStreamToEvents(parseSse(streamBody(call, response)), call, reply);
     return reply?.events !== undefined ? reply.events(events) : events;
   }
 

@@ -3,14 +3,21 @@
  * before it is sent, each reply chunk before it is read, the reply after it is translated, and the error dialect.
  * The plain adapter has none of them, so its calls run the translation alone.
  */
-import type { CanonicalResponse, ProviderCall, StreamEvent } from "../../core/sdk/index.ts";
+import type { CanonicalResponse, Finish, ProviderCall, StreamEvent, Usage } from "../../core/sdk/index.ts";
 import type { UpstreamErrorMapper } from "../../core/sdk/provider.ts";
 import type { ChatCompletion, ChatRequestBody } from "./wire.ts";
 
-/** Per reply (one call, streamed or not): state a kind keeps between chunks lives in the object. */
+/**
+ * Per reply (one call, streamed or not): state a kind keeps between chunks lives in the object. `chunk`, `usage` and
+ * `finish` run inside the translation (no extra pass over the events); `events` wraps the stream, for what needs it.
+ */
 export interface ReplyQuirk {
   /** Each stream chunk, or the whole completion, before the translation reads it (changed in place). */
   chunk?(chunk: ChatCompletion): void;
+  /** The usage the translation read, in the server's dialect → canonical. */
+  usage?(usage: Usage): Usage;
+  /** The finish the translation read → canonical. */
+  finish?(finish: Finish): Finish;
   /** The whole reply after translation (changed in place). */
   response?(response: CanonicalResponse): void;
   /** The streamed reply's events after translation. */
@@ -39,6 +46,12 @@ export function combineReplies(first: ReplyQuirk | undefined, second: ReplyQuirk
       second.chunk?.(chunk);
     };
   }
+  const usage1 = first.usage;
+  const usage2 = second.usage;
+  if (usage1 || usage2) combined.usage = (usage) => (usage2 ? usage2(usage1 ? usage1(usage) : usage) : usage1!(usage));
+  const finish1 = first.finish;
+  const finish2 = second.finish;
+  if (finish1 || finish2) combined.finish = (finish) => (finish2 ? finish2(finish1 ? finish1(finish) : finish) : finish1!(finish));
   if (first.response || second.response) {
     combined.response = (response) => {
       first.response?.(response);
@@ -52,16 +65,4 @@ export function combineReplies(first: ReplyQuirk | undefined, second: ReplyQuirk
     };
   }
   return combined;
-}
-
-/** A reply quirk that maps each `usage` event (and a whole reply's usage) through `adjust`. */
-export function usageQuirk(adjust: (usage: CanonicalResponse["usage"]) => CanonicalResponse["usage"]): ReplyQuirk {
-  return {
-    response(response) {
-      response.usage = adjust(response.usage);
-    },
-    async *events(events) {
-      for await (const event of events) yield event.type === "usage" ? { ...event, usage: adjust(event.usage) } : event;
-    },
-  };
 }

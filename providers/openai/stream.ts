@@ -9,6 +9,7 @@ import { isErrorType, mapUpstreamError, parseJsonObject, shapelessStream, type S
 import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";
+import type { ReplyQuirk } from "./quirks.ts";
 import type { ChatCompletion, WireError } from "./wire.ts";
 
 /**
@@ -19,9 +20,12 @@ import type { ChatCompletion, WireError } from "./wire.ts";
 export async function* chatStreamToEvents(
   sse: AsyncIterable<SseEvent>,
   call: ProviderCall,
-  /** A kind's look at each chunk before it is read (./quirks.ts). */
-  onChunk?: (chunk: ChatCompletion) => void,
+  /** A kind's quirks of this reply (./quirks.ts). */
+  quirk?: ReplyQuirk,
 ): AsyncGenerator<StreamEvent, void, undefined> {
+  const onChunk = quirk?.chunk;
+  const onUsage = quirk?.usage;
+  const onFinish = quirk?.finish;
   const parts = new PartTracker({
     toolCallId: () => call.helpers.id("call"),
     onLateToolDelta: (index) => call.helpers.logger.warn({ provider: call.target.providerId, index }, "tool-call fragment after the call closed; dropped"),
@@ -95,9 +99,10 @@ export async function* chatStreamToEvents(
   const closing: StreamEvent[] = [];
   parts.close(closing);
   for (let i = 0; i < closing.length; i++) yield closing[i]!;
-  if (usage !== undefined) yield { type: "usage", usage };
+  if (usage !== undefined) yield { type: "usage", usage: onUsage === undefined ? usage : onUsage(usage) };
   // [DONE] without any finish_reason: the upstream ended deliberately but did not say why.
-  yield { type: "finish", finish: finish ?? { reason: "other" } };
+  const last = finish ?? { reason: "other" };
+  yield { type: "finish", finish: onFinish === undefined ? last : onFinish(last) };
 }
 
 function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): StreamEvent {

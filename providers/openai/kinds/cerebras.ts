@@ -12,6 +12,7 @@ export const cerebras: KindSpec = {
   description: "Cerebras",
   defaultBaseUrl: "https://api.cerebras.ai/v1",
   requiresKey: true,
+  unsupported: CEREBRAS_REFUSED,
   quirks: {
     ownsReasoning: true,
     request(body, call) {

@@ -5,7 +5,7 @@
  * the prompt when `prompt_tokens` is missing); it knows `max_tokens` only.
  */
 import type { Usage } from "../../../core/sdk/index.ts";
-import { usageQuirk } from "../quirks.ts";
+import type { ReplyQuirk } from "../quirks.ts";
 import { type KindSpec, stripReasoningHistory, useMaxTokens } from "./shared.ts";
 
 /** Hit and miss counts into the usage (the translation already reads the hits as cache reads). */
@@ -19,7 +19,7 @@ export function deepSeekUsage(usage: Usage): Usage {
   return { ...usage, input: { ...usage.input, total, cacheRead } };
 }
 
-const usage = usageQuirk(deepSeekUsage);
+const reply: ReplyQuirk = { usage: deepSeekUsage };
 
 export const deepseek: KindSpec = {
   description: "DeepSeek",
@@ -30,6 +30,6 @@ export const deepseek: KindSpec = {
       stripReasoningHistory(body);
       useMaxTokens(body, call);
     },
-    reply: () => usage,
+    reply: () => reply,
   },
 };

@@ -13,6 +13,7 @@ export const fireworks: KindSpec = {
   description: "Fireworks AI",
   defaultBaseUrl: "https://api.fireworks.ai/inference/v1",
   requiresKey: true,
+  unsupported: FIREWORKS_REFUSED,
   quirks: {
     ownsReasoning: true,
     request(body, call) {

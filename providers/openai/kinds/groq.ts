@@ -21,6 +21,7 @@ export const groq: KindSpec = {
   description: "Groq",
   defaultBaseUrl: "https://api.groq.com/openai/v1",
   requiresKey: true,
+  unsupported: GROQ_REFUSED,
   quirks: {
     ownsReasoning: true,
     request(body, call) {

@@ -4,6 +4,7 @@
  */
 import type { ProviderKind } from "../../../core/sdk/index.ts";
 import { chatCalls } from "../chat-calls.ts";
+import { OPENAI_PARAMETERS } from "../parameters.ts";
 import { type ChatQuirks, combineReplies } from "../quirks.ts";
 import { thinkTagsReply } from "../think-tags.ts";
 import { cerebras } from "./cerebras.ts";
@@ -50,6 +51,8 @@ function kindOf(spec: KindSpec): ProviderKind {
     defaultBaseUrl: spec.defaultBaseUrl,
     requiresKey: spec.requiresKey,
     ...chatCalls(withThinkTags(spec.quirks)),
+    // What `/models` lists and `provider.require_parameters` routes by: the adapter's, less what this server refuses.
+    supportedParameters: OPENAI_PARAMETERS.filter((name) => !(spec.unsupported ?? []).includes(name)),
     ...(spec.discovers === true ? { discoverModels: listServedModels } : {}),
   };
 }

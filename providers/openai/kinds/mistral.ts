@@ -90,29 +90,29 @@ function finishOf(finish: Finish): Finish {
   return finish.raw === "model_length" ? { reason: "length", raw: "model_length" } : finish;
 }
 
-/** The reply of one call: chunks flattened, ids mapped back, `model_length` read as `length`. */
+/** The reply of one call: chunks flattened, `model_length` read as `length`, mapped ids given back. */
 function mistralReply(back: Map<string, string>): ReplyQuirk {
+  const reply: ReplyQuirk = { chunk: flattenChunk, finish: finishOf };
+  if (back.size === 0) return reply;
   const original = (id: string): string => back.get(id) ?? id;
-  return {
-    chunk(chunk: ChatCompletion) {
-      for (const choice of chunk.choices ?? []) {
-        flattenContent(choice.message);
-        flattenContent(choice.delta);
-      }
-    },
-    response(response: CanonicalResponse) {
-      for (const part of response.parts) if (part.type === "tool-call") part.id = original(part.id);
-      response.finish = finishOf(response.finish);
-    },
-    async *events(events) {
-      for await (const event of events) {
-        if (event.type === "finish") yield { ...event, finish: finishOf(event.finish) };
-        else if ((event.type === "tool-call-start" || event.type === "tool-call-delta" || event.type === "tool-call-end") && back.has(event.id)) {
-          yield { ...event, id: original(event.id) } as StreamEvent;
-        } else yield event;
-      }
-    },
+  reply.response = (response: CanonicalResponse) => {
+    for (const part of response.parts) if (part.type === "tool-call") part.id = original(part.id);
   };
+  reply.events = async function* (events) {
+    for await (const event of events) {
+      if ((event.type === "tool-call-start" || event.type === "tool-call-delta" || event.type === "tool-call-end") && back.has(event.id)) {
+        yield { ...event, id: original(event.id) } as StreamEvent;
+      } else yield event;
+    }
+  };
+  return reply;
+}
+
+function flattenChunk(chunk: ChatCompletion): void {
+  for (const choice of chunk.choices ?? []) {
+    flattenContent(choice.message);
+    flattenContent(choice.delta);
+  }
 }
 
 /** Mistral's errors: `message` may be a validation object (`{detail: [{loc, msg}]}`) instead of a sentence. */
@@ -130,6 +130,7 @@ export const mistral: KindSpec = {
   description: "Mistral",
   defaultBaseUrl: "https://api.mistral.ai/v1",
   requiresKey: true,
+  unsupported: ["top_k", "min_p", "repetition_penalty", "logprobs", "top_logprobs", "logit_bias", "verbosity"],
   quirks: {
     request(body, call) {
       const warnings = call.request.warnings;

@@ -8,7 +8,7 @@
  */
 import type { ProviderCall, Usage } from "../../../core/sdk/index.ts";
 import { isPlainObject } from "../../../core/sdk/provider.ts";
-import { usageQuirk } from "../quirks.ts";
+import type { ReplyQuirk } from "../quirks.ts";
 import type { ChatRequestBody } from "../wire.ts";
 import type { KindSpec } from "./shared.ts";
 
@@ -46,7 +46,7 @@ export function openRouterUsage(usage: Usage): Usage {
   return typeof cost === "number" && cost >= 0 ? { ...usage, upstreamCost: cost } : usage;
 }
 
-const usage = usageQuirk(openRouterUsage);
+const reply: ReplyQuirk = { usage: openRouterUsage };
 
 export const openrouter: KindSpec = {
   description: "OpenRouter",
@@ -62,6 +62,6 @@ export const openrouter: KindSpec = {
       if (preferences !== undefined) body.provider = preferences;
     },
     ownsReasoning: true,
-    reply: () => usage,
+    reply: () => reply,
   },
 };

@@ -77,8 +77,8 @@ function perplexityReply(): ReplyQuirk {
     chunk(chunk) {
       sources = sourcesOf(chunk) ?? sources;
     },
+    usage: perplexityUsage,
     response(response) {
-      response.usage = perplexityUsage(response.usage);
       if (sources === undefined) return;
       const text = response.parts.find((p): p is Extract<Part, { type: "text" }> => p.type === "text");
       if (text !== undefined) text.annotations = [...(text.annotations ?? []), ...perplexityCitations(text.text, sources)];
@@ -87,9 +87,7 @@ function perplexityReply(): ReplyQuirk {
       const texts = new Map<string, string>();
       for await (const event of events) {
         if (event.type === "text-delta") texts.set(event.id, (texts.get(event.id) ?? "") + event.delta);
-        if (event.type === "usage") {
-          yield { ...event, usage: perplexityUsage(event.usage) };
-        } else if (event.type === "text-end" && sources !== undefined) {
+        if (event.type === "text-end" && sources !== undefined) {
           const annotations = [...(event.annotations ?? []), ...perplexityCitations(texts.get(event.id) ?? "", sources)];
           yield { ...event, annotations } satisfies StreamEvent;
         } else yield event;

@@ -13,6 +13,8 @@ export interface KindSpec {
   quirks: ChatQuirks;
   /** Local servers: their models are discovered from `GET {base_url}/models`. */
   discovers?: boolean;
+  /** Request parameters (as `supported_parameters` names them) this server never takes: left out of its listings. */
+  unsupported?: readonly string[];
 }
 
 /** Drops the body fields this server refuses, each with a warning naming it (a 422 in strict mode). */

@@ -6,7 +6,7 @@
  * `reasoning_effort`: those are dropped with a warning.
  */
 import type { Usage } from "../../../core/sdk/index.ts";
-import { usageQuirk } from "../quirks.ts";
+import type { ReplyQuirk } from "../quirks.ts";
 import { dropRefused, type KindSpec } from "./shared.ts";
 
 const TICKS_PER_USD = 1e10;
@@ -35,7 +35,7 @@ export function isXaiReasoningModel(model: string): boolean {
   return /grok-3-mini|grok-4|reasoning/.test(model) && !model.includes("non-reasoning");
 }
 
-const usage = usageQuirk(xaiUsage);
+const reply: ReplyQuirk = { usage: xaiUsage };
 
 export const xai: KindSpec = {
   description: "xAI",
@@ -48,6 +48,6 @@ export const xai: KindSpec = {
       const refused = model.includes("grok-3-mini") ? ["presence_penalty", "frequency_penalty", "stop"] : ["presence_penalty", "frequency_penalty", "stop", "reasoning_effort"];
       dropRefused(body, refused, `xAI's ${model}`, call.request.warnings);
     },
-    reply: () => usage,
+    reply: () => reply,
   },
 };

@@ -252,6 +252,17 @@ describe("Groq, Cerebras, Together, Fireworks: refused parameters and reasoning 
   });
 });
 
+test("/models lists what each server takes: a kind's refused parameters are not among its models' supported_parameters", async () => {
+  const { data } = (await (await gw.request("/models")).json()) as { data: Array<{ id: string; supported_parameters: string[] }> };
+  const of = (id: string) => data.find((m) => m.id === id)!.supported_parameters;
+  expect(of("groq/qwen/qwen3-32b")).not.toContain("logprobs");
+  expect(of("groq/qwen/qwen3-32b")).toContain("tools");
+  expect(of("mistral/mistral-large-latest")).not.toContain("top_k");
+  expect(of("mistral/mistral-large-latest")).toContain("seed");
+  expect(of("cerebras/gpt-oss-120b")).not.toContain("presence_penalty");
+  expect(of("deepseek/deepseek-reasoner")).toContain("logprobs");
+});
+
 describe("xAI", () => {
   test("reasoning_content and its usage: reasoning tokens count as output, cost_in_usd_ticks is the upstream cost", async () => {
     fake.answer({ reasoning: "101 * 3 = 303.", text: "303", usage: { prompt: 16, completion: 311, reasoning: 297 } });
