@@ -1,5 +1,6 @@
 /**
- * `bun bench/ab.ts <other-checkout>`: an interleaved A/B of two trees' gateways, for changes on the hot path. Both
+ * `bun bench/ab.ts <other-checkout>`: an interleaved A/B of two trees' gateways, for changes on the hot path (with
+ * `AB_KIND=<kind>`, this tree's provider is that kind of the `openai` adapter: a kind's cost against the plain one). Both
  * gateways (this tree's and the other checkout's bench/gateway-server.ts, bundled like `npm start`) run at once in
  * front of one simulator, each pinned to the same core as `npm run bench` pins its gateway (`AB_CORE`, default 1;
  * empty: not pinned); short rounds of the same load alternate between them, so whatever else the machine does weighs
@@ -24,8 +25,11 @@ const fleet = new Fleet();
 try {
   const sim = await fleet.spawn(join(import.meta.dir, "sim-server.ts"), {});
   const env = { BENCH_UPSTREAM: String(sim.url) };
-  const tree = async (root: string, name: string, slug: string) => fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), env, CORE);
-  const targets = [await tree(other, "A (other)", "a"), await tree(resolve(import.meta.dir, ".."), "B (this tree)", "b")];
+  const tree = async (root: string, name: string, slug: string, extra: Record<string, string> = {}) =>
+    fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), { ...env, ...extra }, CORE);
+  // `AB_KIND=deepseek`: B's provider is that kind of the openai adapter (A stays the plain adapter).
+  const kind = process.env.AB_KIND;
+  const targets = [await tree(other, "A (other)", "a"), await tree(resolve(import.meta.dir, ".."), kind ? `B (${kind})` : "B (this tree)", "b", kind ? { BENCH_KIND: kind } : {})];
   // The events of one long stream, straight from the upstream (the same bytes reach both gateways).
   const events = countEvents(await (await fetch(`${sim.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: BODIES.long })).text());
   console.log(`A = ${other}, B = this tree; gateways ${CORE ? `pinned to core ${CORE}` : "not pinned"}; ${ROUNDS} rounds of ${ROUND_MS} ms; a long stream has ${events} events`);

@@ -32,6 +32,8 @@ export interface BenchGatewayOptions {
   store?: "shared";
   /** The upstream provider's id; a shared Redis needs one of the run's own (its breakers and stickiness live there). */
   providerId?: string;
+  /** A kind of the `openai` adapter for the provider (`BENCH_KIND`, e.g. `deepseek`): its quirks' cost on the same traffic. */
+  kind?: string;
 }
 
 /** The options the bench's parent passes by environment (`BENCH_MODEL`, `BENCH_UPSTREAM`, …), for a data directory. */
@@ -45,6 +47,7 @@ export function optionsFromEnv(dir: string, observe: string | undefined, store?:
     observe: observe === "off" || observe === "on" ? observe : undefined,
     otlp: process.env.BENCH_OTLP,
     sample: process.env.BENCH_SAMPLE === undefined ? undefined : Number(process.env.BENCH_SAMPLE),
+    ...(process.env.BENCH_KIND ? { kind: process.env.BENCH_KIND } : {}),
   };
 }
 
@@ -57,6 +60,7 @@ export async function startBenchGateway(o: BenchGatewayOptions) {
       {
         id: o.providerId ?? "sim",
         adapter: "openai",
+        ...(o.kind !== undefined ? { kind: o.kind, discovery_interval_seconds: 0 } : {}),
         base_url: o.upstream,
         api_key: "bench-upstream-key",
         models: [{ id: o.model, upstream_model: o.model, pricing: { prompt: 0.0000001, completion: 0.0000004 }, context_length: 32768 }],

@@ -23,6 +23,7 @@ import { ModuleError, Registry } from "./registry/registry.ts";
 import { checkModuleOptions } from "./registry/options.ts";
 import { PLUGIN_SWITCHES, pluginDefaults } from "./pipeline/plugins/active.ts";
 import { buildCatalog } from "./routing/catalog.ts";
+import { createModelDiscovery } from "./routing/discovery.ts";
 import { createRoutingRuntime } from "./routing/runtime.ts";
 import { createSafeFetch } from "./net/safe-fetch.ts";
 import { openStore } from "./store/connect.ts";
@@ -161,6 +162,9 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   ledger.start();
   await keyCache.start();
   await routing.start();
+  // Local model servers' models (README "OpenAI-compatible providers"): the first round before serving, bounded in time.
+  const discovery = createModelDiscovery({ catalog, helpers: deps.helpers, logger, routing });
+  await discovery.start();
   // One batch worker per process (issue 6), unless configured off (an API-only process).
   const batches = config.batches ?? DEFAULT_BATCHES;
   const batchWorker = batches.worker ? new BatchWorker(deps, batches) : undefined;
@@ -201,6 +205,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
     idleTrimmer: trimmer,
     async close() {
       trimmer.stop();
+      discovery.stop();
       // First: the worker gives its running items back and its last results reach the ledger before it flushes.
       await batchWorker?.stop();
       containers.stop();

@@ -20,6 +20,6 @@ export function costOf(usage: Usage, pricing: Pricing, failedWithoutOutput = fal
   const images = (usage.output.images ?? 0) * (pricing.image ?? 0);
   const output = (usage.output.total - reasoning) * pricing.completion + reasoning * (pricing.reasoning ?? 0) + images;
   const total = roundUsd(input + output + (pricing.request ?? 0));
-  return { total, input: roundUsd(input), output: roundUsd(output), upstream: null };
+  return { total, input: roundUsd(input), output: roundUsd(output), upstream: usage.upstreamCost === undefined ? null : roundUsd(usage.upstreamCost) };
 }
 

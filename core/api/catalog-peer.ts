@@ -88,24 +88,30 @@ export function modelPage(
   };
 }
 
-export function catalogPeerRoutes(deps: Deps, models: readonly ListedModel[]) {
-  const byId = new Map(models.map((m) => [m.id, m]));
+export function catalogPeerRoutes(deps: Deps, listed: () => readonly ListedModel[]) {
+  // Rebuilt when the listing is (a new array after the catalog changed).
+  let index: { of: readonly ListedModel[]; byId: Map<string, ListedModel> } | undefined;
+  const byIdOf = (): Map<string, ListedModel> => {
+    const models = listed();
+    if (index?.of !== models) index = { of: models, byId: new Map(models.map((m) => [m.id, m])) };
+    return index.byId;
+  };
   const catalogModel = (author: string, slug: string) => {
     const model = deps.catalog.get(`${author}/${slug}`);
     if (!model) throw errors.notFound(`Model ${author}/${slug} not found`);
     return model;
   };
   const listedModel = (id: string) => {
-    const model = byId.get(id);
+    const model = byIdOf().get(id);
     if (!model) throw errors.notFound(`Model ${id} not found`);
     return model;
   };
   return new Elysia({ name: "routes:catalog-peer" })
-    .get("/models/count", ({ query }) => ({ data: { count: byOutput(models, query.output_modalities).length } }), {
+    .get("/models/count", ({ query }) => ({ data: { count: byOutput(listed(), query.output_modalities).length } }), {
       query: t.Object({ output_modalities: ModalityQuery }, { additionalProperties: true }),
       detail: { summary: "How many models the catalog has", tags: ["models"] },
     })
-    .get("/model/:author/:slug", ({ params }) => ({ data: byId.get(catalogModel(params.author, params.slug).id)! }), {
+    .get("/model/:author/:slug", ({ params }) => ({ data: byIdOf().get(catalogModel(params.author, params.slug).id)! }), {
       detail: { summary: "One model, as GET /models lists it", tags: ["models"] },
     })
     // `models.retrieve` of the OpenAI and Anthropic clients: the bare model object. They send an id's slash encoded
@@ -122,13 +128,13 @@ export function catalogPeerRoutes(deps: Deps, models: readonly ListedModel[]) {
       "/models/:author/:slug/endpoints",
       ({ params }) => {
         const model = catalogModel(params.author, params.slug);
-        const listed = byId.get(model.id)!;
+        const entry = byIdOf().get(model.id)!;
         return {
           data: {
             id: model.id,
-            name: listed.name,
-            description: listed.description,
-            created: listed.created,
+            name: entry.name,
+            description: entry.description,
+            created: entry.created,
             architecture: architectureOf(model.endpoints),
             // Measured values change between calls, so this is built per request.
             endpoints: model.endpoints.map((e) => publicEndpoint(e, deps.routing)),
@@ -137,13 +143,13 @@ export function catalogPeerRoutes(deps: Deps, models: readonly ListedModel[]) {
       },
       { detail: { summary: "The endpoints (providers) serving one model, with what they honour and measured latency", tags: ["models"] } },
     )
-    .get("/providers", () => ({ data: deps.config.providers.map(providerView) }), {
+    .get("/providers", () => ({ data: deps.config.providers.map((p) => providerView(p, deps.catalog.discoveredOf(p.id).length)) }), {
       detail: { summary: "The configured providers", tags: ["providers"] },
     });
 }
 
 /** A configured provider: its id is its name and slug; the gateway keeps no policy URLs or locations for it. */
-function providerView(provider: Deps["config"]["providers"][number]): Record<string, unknown> {
+function providerView(provider: Deps["config"]["providers"][number], discovered: number): Record<string, unknown> {
   return {
     name: provider.id,
     slug: provider.id,
@@ -156,6 +162,7 @@ function providerView(provider: Deps["config"]["providers"][number]): Record<str
     // A cloud provider's region (config `region`); null for the others.
     region: provider.region ?? null,
     simulated: provider.simulated,
-    models: provider.models.length,
+    // Configured models and those its server said it serves.
+    models: provider.models.length + discovered,
   };
 }

@@ -1,15 +1,30 @@
 /** `GET /models` (and the peer's other catalog reads, ./catalog-peer.ts) and `GET /health`: public, no key needed. */
 import { Elysia } from "elysia";
 import type { Deps } from "../deps.ts";
-import { catalogPeerRoutes, ModelListQuery, modelPage } from "./catalog-peer.ts";
+import { catalogPeerRoutes, type ListedModel, ModelListQuery, modelPage } from "./catalog-peer.ts";
 import { peerModelFields } from "./model-view.ts";
 import { modelClientFields } from "./model-client-fields.ts";
 import { pricingView } from "./pricing-view.ts";
 
 export function catalogRoutes(deps: Deps) {
-  // The catalog is fixed after start-up, so the reply is built once.
-  const models = {
-    data: deps.catalog.list().map((model) => {
+  // Built once per catalog version: the catalog changes only when a server's discovered models do.
+  let built: { version: number; data: ListedModel[] } | undefined;
+  const listed = (): readonly ListedModel[] => {
+    if (built?.version !== deps.catalog.version) built = { version: deps.catalog.version, data: listModels(deps) };
+    return built.data;
+  };
+  return new Elysia({ name: "routes:catalog" })
+    .get("/models", ({ query, path }) => modelPage(listed(), query, path), {
+      query: ModelListQuery,
+      detail: { summary: "Every configured model with its endpoints and pricing (paged with offset and limit)", tags: ["models"] },
+    })
+    .use(catalogPeerRoutes(deps, listed))
+    .get("/health", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"] } });
+}
+
+/** Every model of the catalog as `GET /models` lists it. */
+function listModels(deps: Deps): ListedModel[] {
+  return deps.catalog.list().map((model) => {
       const first = model.endpoints[0]!;
       const simulated = model.endpoints.every((e) => e.provider.simulated);
       const listed = {
@@ -39,13 +54,5 @@ export function catalogRoutes(deps: Deps) {
       };
       // And those the OpenAI and Anthropic clients read.
       return { ...listed, ...modelClientFields(model.id, listed.name, listed.created, first.provider.id) };
-    }),
-  };
-  return new Elysia({ name: "routes:catalog" })
-    .get("/models", ({ query, path }) => modelPage(models.data, query, path), {
-      query: ModelListQuery,
-      detail: { summary: "Every configured model with its endpoints and pricing (paged with offset and limit)", tags: ["models"] },
-    })
-    .use(catalogPeerRoutes(deps, models.data))
-    .get("/health", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"] } });
+  });
 }

@@ -71,6 +71,8 @@ const ProviderSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, pattern: "^[A-Za-z0-9._-]+$" }),
     adapter: Type.String({ minLength: 1 }),
+    /** A named variant of the adapter (README "OpenAI-compatible providers"): its base URL, auth and quirks. */
+    kind: Type.Optional(Type.String({ minLength: 1 })),
     base_url: Type.Optional(Type.String({ pattern: "^https?://" })),
     api_key: Type.Optional(Secret),
     /** Where a cloud provider serves (Bedrock's AWS region); its default base URL is derived from it. */
@@ -82,7 +84,10 @@ const ProviderSchema = Type.Object(
     tls: Type.Optional(ProviderTlsSchema),
     /** Time-outs of this provider's calls, replacing the `routing` defaults. */
     timeouts: Type.Optional(ProviderTimeoutsSchema),
-    models: Type.Array(ModelSchema, { minItems: 1 }),
+    /** Optional for an adapter (kind) that discovers the server's models; otherwise at least one. */
+    models: Type.Optional(Type.Array(ModelSchema)),
+    /** How often the served models are asked again (`GET /models`), for adapters that discover them; 0: only configured models. */
+    discovery_interval_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
   },
   { additionalProperties: false },
 );

@@ -151,7 +151,7 @@ function toSandbox(section: ConfigFile["sandbox"]): SandboxConfig {
 export const DEFAULT_SANDBOX: SandboxConfig = deepFreeze(toSandbox(undefined));
 
 type ProviderEntry = NonNullable<ConfigFile["providers"]>[number];
-type ModelEntry = ProviderEntry["models"][number];
+type ModelEntry = NonNullable<ProviderEntry["models"]>[number];
 
 function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string): ProviderConfig {
   const where = `providers[${index}]`;
@@ -161,6 +161,8 @@ function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string
   return {
     ...(tls ? { tls } : {}),
     ...(timeouts ? { timeouts } : {}),
+    ...(p.kind !== undefined ? { kind: p.kind } : {}),
+    ...(p.discovery_interval_seconds !== undefined ? { discoveryIntervalMs: p.discovery_interval_seconds * 1000 } : {}),
     id: p.id,
     adapter: p.adapter,
     baseUrl: (p.base_url ?? (p.adapter === "simulator" ? "simulator://local" : "")).replace(/\/+$/, ""),
@@ -169,7 +171,7 @@ function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string
     ...(p.credentials !== undefined ? { credentials: resolveSecrets(p.credentials, `${where}.credentials`, env) } : {}),
     headers: p.headers ?? {},
     options: p.options ?? {},
-    models: p.models.map((m, j) => toModel(m, `${where}.models[${j}]`)),
+    models: (p.models ?? []).map((m, j) => toModel(m, `${where}.models[${j}]`)),
     simulated: p.adapter === "simulator",
   };
 }

@@ -52,6 +52,10 @@ export interface ModelConfig {
 export interface ProviderConfig {
   id: string;
   adapter: string;
+  /** The adapter's named variant (config `kind`), resolved once at start-up (core/routing/catalog.ts). */
+  kind?: string;
+  /** Models asked of the server this often when the adapter discovers them (default 5 min); 0: never. */
+  discoveryIntervalMs?: number;
   baseUrl: string;
   apiKey: string | undefined;
   /** A cloud provider's region (config `region`); shown by `/providers` and the model listings. */

@@ -34,19 +34,20 @@ export function ceilingFor(request: CanonicalRequest, catalog: Catalog): PriceCe
   return found.length === 1 ? found[0] : mergeCeilings(found);
 }
 
-const catalogCeilings = new WeakMap<Catalog, PriceCeiling>();
+/** Per catalog version: discovered models change the catalog (core/routing/discovery.ts). */
+const catalogCeilings = new WeakMap<Catalog, { version: number; ceiling: PriceCeiling }>();
 
 /**
  * The price ceiling over every model of the catalog: what a request for a router's model id (`service/auto`, which
  * may pick any model) reserves, since its model is chosen only after the reservation.
  */
 export function catalogCeiling(catalog: Catalog): PriceCeiling | undefined {
-  let ceiling = catalogCeilings.get(catalog);
-  if (!ceiling) {
-    const models = catalog.list();
-    if (models.length === 0) return undefined;
-    catalogCeilings.set(catalog, (ceiling = mergeCeilings(models.map((model) => ceilingOf(model.endpoints)))));
-  }
+  const known = catalogCeilings.get(catalog);
+  if (known?.version === catalog.version) return known.ceiling;
+  const models = catalog.list();
+  if (models.length === 0) return undefined;
+  const ceiling = mergeCeilings(models.map((model) => ceilingOf(model.endpoints)));
+  catalogCeilings.set(catalog, { version: catalog.version, ceiling });
   return ceiling;
 }
 

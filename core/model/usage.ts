@@ -9,6 +9,8 @@ export interface Usage {
    * `web_search_requests`, `web_fetch_requests` (reference §1e). Each format shows the ones its usage object has.
    */
   serverTools?: Record<string, number>;
+  /** USD the upstream says it charged for this call (OpenRouter's `usage.cost`), shown as `upstream_inference_cost`. */
+  upstreamCost?: number;
   /** The upstream's usage object as received, for debugging. */
   raw?: unknown;
 }

@@ -65,4 +65,43 @@ export interface ProviderAdapter extends ModuleBase {
    * asks `generate` for image output instead (`modalities: ["image", "text"]`). Throws GatewayError like `generate`.
    */
   images?(call: ImageCall): Promise<GeneratedImage[]>;
+  /**
+   * Optional: lists the models the upstream serves (e.g. `GET {base_url}/models`), for providers whose config leaves
+   * them out (local model servers). Called at start-up and every `discovery_interval_seconds`; each model it returns
+   * is served as `<provider id>/<id>` with the provider's pricing defaults (zero). Throws (or rejects) when the
+   * server cannot be asked: the catalog then keeps what it had and asks again later.
+   */
+  discoverModels?(call: DiscoveryCall): Promise<DiscoveredModel[]>;
+  /**
+   * Optional: named variants of this adapter (config `"kind"`, e.g. `"adapter": "openai", "kind": "deepseek"`), each
+   * a family of upstreams with its own default base URL, authentication and quirks. Resolved once per provider at
+   * start-up: the kind's functions replace the adapter's own for that provider, so no request looks a kind up.
+   */
+  readonly kinds?: Readonly<Record<string, ProviderKind>>;
+}
+
+/** One named variant of an adapter: what it sets replaces the adapter's own; what it leaves out stays the adapter's. */
+export interface ProviderKind extends Partial<Pick<ProviderAdapter, "generate" | "stream" | "images" | "discoverModels" | "supportedParameters" | "maxMessages">> {
+  readonly description: string;
+  /** The API root a provider of this kind may leave out of its config entry (`base_url`). */
+  readonly defaultBaseUrl?: string;
+  /** True when the upstream cannot be called without a key: a provider entry of this kind without `api_key` stops start-up. */
+  readonly requiresKey?: boolean;
+}
+
+/** What `discoverModels` gets: the provider's target without a model, a signal bounding the call, and the helpers. */
+export interface DiscoveryCall {
+  target: Omit<UpstreamTarget, "upstreamModel">;
+  signal: AbortSignal;
+  helpers: ModuleHelpers;
+}
+
+/** One model an upstream says it serves. */
+export interface DiscoveredModel {
+  /** The name the upstream knows it by (the catalog serves it as `<provider id>/<id>`). */
+  id: string;
+  /** Its context window, when the server reports one (vLLM's `max_model_len`). */
+  contextLength?: number;
+  /** The most output tokens it may produce, when the server reports it. */
+  maxOutputTokens?: number;
 }

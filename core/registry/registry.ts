@@ -117,6 +117,12 @@ function checkProvider(m: RegisteredProvider, source: string): RegisteredProvide
   if (typeof m.generate !== "function" || typeof m.stream !== "function") {
     throw new ModuleError(`${source}: a provider needs generate() and stream() functions`);
   }
+  for (const [name, kind] of Object.entries(m.kinds ?? {})) {
+    if (typeof kind !== "object" || kind === null || typeof kind.description !== "string") throw new ModuleError(`${source}: kind "${name}" needs a string "description"`);
+    for (const fn of ["generate", "stream", "images", "discoverModels"] as const) {
+      if (kind[fn] !== undefined && typeof kind[fn] !== "function") throw new ModuleError(`${source}: kind "${name}": ${fn} must be a function`);
+    }
+  }
   return m;
 }
 

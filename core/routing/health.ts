@@ -61,6 +61,11 @@ export class EndpointHealth {
   /** Subscribes to other processes' trips and loads cooldowns that are already running. */
   async start(keys: readonly string[]): Promise<void> {
     await this.kv.subscribe(CHANNEL, (raw) => this.onMessage(raw));
+    await this.load(keys);
+  }
+
+  /** Loads the cooldowns already running for these endpoints (ones added after start-up: discovered models). */
+  async load(keys: readonly string[]): Promise<void> {
     const now = this.clock.now();
     await Promise.all(
       keys.map(async (key) => {

@@ -19,6 +19,8 @@ export interface RoutingRuntime {
   random: () => number;
   /** Subscribes to health changes, loads running cooldowns and starts the statistics sync. */
   start(): Promise<void>;
+  /** Endpoints added to the catalog after start-up (discovered models): their cooldowns loaded, their statistics shared. */
+  track(keys: readonly string[]): Promise<void>;
   stop(): void;
 }
 
@@ -42,7 +44,14 @@ export function createRoutingRuntime(deps: RoutingRuntimeDeps): RoutingRuntime {
     random: deps.random ?? Math.random,
     async start() {
       await health.start(keys);
+      // The same array: keys tracked later are synced too.
       stats.start(keys, deps.settings.stats.syncIntervalMs);
+    },
+    async track(added) {
+      const fresh = added.filter((key) => !keys.includes(key));
+      if (fresh.length === 0) return;
+      keys.push(...fresh);
+      await health.load(fresh).catch((error: unknown) => deps.logger.warn({ err: error }, "routing: cooldowns of discovered endpoints could not be read"));
     },
     stop() {
       stats.stop();

@@ -19,7 +19,7 @@ export type {
   TurnOptions,
 } from "../registry/plugin.ts";
 export type { ToolDeclaration, ToolModule, ToolRunContext } from "../registry/tool.ts";
-export type { ProviderAdapter, ProviderCall, UpstreamTarget } from "../registry/provider.ts";
+export type { DiscoveredModel, DiscoveryCall, ProviderAdapter, ProviderCall, ProviderKind, UpstreamTarget } from "../registry/provider.ts";
 export type { GeneratedImage, ImageCall, ImageGeneration, ImageGenerationRequest, ImageRequest } from "../images/types.ts";
 /** The image parameters `service:image_generation` accepts, for tools and plugins that offer the same choices. */
 export { ASPECT_RATIOS, IMAGE_BACKGROUNDS, IMAGE_FORMATS, IMAGE_MODERATIONS, IMAGE_QUALITIES, IMAGE_SIZES } from "../images/types.ts";

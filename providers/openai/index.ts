@@ -1,54 +1,23 @@
 /**
- * The `openai` provider adapter: OpenAI chat completions and every server that speaks it (vLLM, Ollama, llama.cpp,
- * Groq, Together, DeepSeek, OpenRouter). Split like Portkey: `request.ts`, `response.ts`, `stream.ts`; images
- * (`service:image_generation`) in `images.ts`.
+ * The `openai` provider adapter: OpenAI chat completions and every server that speaks it. Split like Portkey:
+ * `request.ts`, `response.ts`, `stream.ts` (with `chat-calls.ts` joining them); images (`service:image_generation`)
+ * in `images.ts`. Named kinds of compatible servers (DeepSeek, Mistral, Groq, …, vLLM, Ollama) with their base URLs
+ * and quirks are in `kinds/`, chosen by a provider entry's `kind`.
  */
-import { type CanonicalResponse, defineProvider, eventsFromResponse, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
-import { bearerHeaders, parseSse, postJson, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
-import { openAIImages } from "./images.ts";
+import { defineProvider } from "../../core/sdk/index.ts";
+import { chatCalls } from "./chat-calls.ts";
+import { OPENAI_KINDS, withThinkTags } from "./kinds/index.ts";
 import { openAIOptionsSchema } from "./options.ts";
-import { toChatBody } from "./request.ts";
-import { fromChatCompletion } from "./response.ts";
-import { chatStreamToEvents } from "./stream.ts";
-import type { ChatCompletion } from "./wire.ts";
 import { OPENAI_PARAMETERS } from "./parameters.ts";
 
-/** `${baseUrl}/chat/completions`, tolerating a trailing slash in the configured base URL. */
-export function chatCompletionsUrl(baseUrl: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
-}
-
-async function send(call: ProviderCall, stream: boolean): Promise<Response> {
-  const body = toChatBody(call.request, call.target, stream);
-  call.onUpstreamBody?.(body);
-  return postJson(call, chatCompletionsUrl(call.target.baseUrl), body, bearerHeaders(call));
-}
-
-async function generate(call: ProviderCall): Promise<CanonicalResponse> {
-  return completionOf(call, await send(call, false));
-}
-
-async function completionOf(call: ProviderCall, response: Response): Promise<CanonicalResponse> {
-  return fromChatCompletion(await readJsonObject<ChatCompletion>(call, response), call);
-}
-
-async function stream(call: ProviderCall): Promise<EventStream> {
-  const response = await send(call, true);
-  // Some compatible servers ignore `stream: true` (or report errors) with one JSON body: read it before returning,
-  // so an error in it still throws where routing can fall back.
-  if (response.headers.get("content-type")?.includes("application/json")) {
-    return eventsFromResponse(await completionOf(call, response));
-  }
-  return chatStreamToEvents(parseSse(streamBody(call, response)), call);
-}
+export { chatCompletionsUrl } from "./chat-calls.ts";
 
 /** The adapter module (registered in `providers/index.ts`). */
 export default defineProvider({
   id: "openai",
-  description: "OpenAI chat completions and OpenAI-compatible servers (vLLM, Ollama, llama.cpp, Groq, Together, DeepSeek)",
+  description: "OpenAI chat completions and OpenAI-compatible servers (kinds: DeepSeek, Mistral, Groq, Cerebras, Together, Fireworks, xAI, Perplexity, OpenRouter, Ollama, vLLM, SGLang, LM Studio, llama.cpp)",
   optionsSchema: openAIOptionsSchema,
   supportedParameters: OPENAI_PARAMETERS,
-  generate,
-  stream,
-  images: (call) => openAIImages(call, generate),
+  ...chatCalls(withThinkTags({})),
+  kinds: OPENAI_KINDS,
 });

@@ -12,6 +12,16 @@ export const openAIOptionsSchema = Type.Object(
      * return images in `message.images`).
      */
     image_api: Type.Optional(Type.Union([Type.Literal("images"), Type.Literal("chat")])),
+    /**
+     * The model writes its reasoning inline as `<think>…</think>` in the answer text (DeepSeek-R1 distills, QwQ and
+     * Qwen3 on servers without a reasoning parser): such blocks become reasoning parts, streamed and collected.
+     */
+    think_tags: Type.Optional(Type.Boolean()),
+    /**
+     * Kind `openrouter`: provider-routing preferences sent with every request (`order`, `only`, `ignore`, `sort`,
+     * `data_collection`, …, OpenRouter's `provider` object); a request's own preferences win field by field.
+     */
+    provider: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },
 );
@@ -20,7 +30,7 @@ export const openAIOptionsSchema = Type.Object(
 export type OpenAIOptions = Static<typeof openAIOptionsSchema>;
 
 /** Reads the options from a target's already-validated record, falling back to defaults. */
-export function readOpenAIOptions(options: Record<string, unknown>): Required<OpenAIOptions> {
+export function readOpenAIOptions(options: Record<string, unknown>): Required<Pick<OpenAIOptions, "max_tokens_field" | "image_api">> {
   return {
     max_tokens_field: options.max_tokens_field === "max_tokens" ? "max_tokens" : "max_completion_tokens",
     image_api: options.image_api === "chat" ? "chat" : "images",

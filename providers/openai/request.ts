@@ -9,8 +9,8 @@ import { toWireMessages } from "./messages.ts";
 import { readOpenAIOptions } from "./options.ts";
 import type { ChatRequestBody, WireTool } from "./wire.ts";
 
-/** Builds the exact body POSTed to `${baseUrl}/chat/completions`. */
-export function toChatBody(canonical: CanonicalRequest, target: UpstreamTarget, stream: boolean): ChatRequestBody {
+/** Builds the exact body POSTed to `${baseUrl}/chat/completions` (reasoning left to a kind that `ownsReasoning`). */
+export function toChatBody(canonical: CanonicalRequest, target: UpstreamTarget, stream: boolean, ownsReasoning = false): ChatRequestBody {
   const request = resolveDeferredTools(canonical, "openai");
   const warnings = request.warnings;
   const options = readOpenAIOptions(target.options);
@@ -31,7 +31,7 @@ export function toChatBody(canonical: CanonicalRequest, target: UpstreamTarget, 
   applySampling(body, request);
   if (request.maxTokens !== undefined) body[options.max_tokens_field] = request.maxTokens;
   applyOutput(body, request.output);
-  applyReasoning(body, request, warnings);
+  if (!ownsReasoning) applyReasoning(body, request, warnings);
   applyMisc(body, request, warnings);
   warnSpeed(request, "Chat completions", warnings);
   warnAsyncTools(request, "Chat completions", warnings);
@@ -94,13 +94,17 @@ function applyOutput(body: ChatRequestBody, output: CanonicalRequest["output"]):
   if (output?.verbosity !== undefined) body.verbosity = output.verbosity;
 }
 
-function applyReasoning(body: ChatRequestBody, request: CanonicalRequest, warnings: Warning[]): void {
+/**
+ * The reasoning settings chat completions has a field for (`reasoning_effort`); the others are warned about. A kind
+ * whose server has its own on/off switch (`switchable`) sends `enabled` itself, so that one is not warned about.
+ */
+export function applyReasoning(body: ChatRequestBody, request: CanonicalRequest, warnings: Warning[], switchable = false): void {
   const r = request.reasoning;
   if (r === undefined) return;
   if (r.effort !== undefined) body.reasoning_effort = r.effort;
   if (r.maxTokens !== undefined) warnUnsupported(warnings, "reasoning.max_tokens", "A reasoning token budget is not supported by chat completions; only the effort was sent");
   if (r.summary !== undefined) warnUnsupported(warnings, "reasoning.summary", "Reasoning summaries are not available from chat completions");
-  if (r.enabled === false && r.effort === undefined) {
+  if (r.enabled === false && r.effort === undefined && !switchable) {
     warnUnsupported(warnings, "reasoning.enabled", "Chat completions cannot switch reasoning off without an effort; the model default applies");
   }
   if (r.extra !== undefined && Object.keys(r.extra).length > 0) warnUnsupported(warnings, "reasoning", "Extra reasoning settings are not supported by chat completions");

@@ -9,6 +9,7 @@ import { isErrorType, mapUpstreamError, parseJsonObject, shapelessStream, type S
 import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";
+import type { ReplyQuirk } from "./quirks.ts";
 import type { ChatCompletion, WireError } from "./wire.ts";
 
 /**
@@ -16,7 +17,15 @@ import type { ChatCompletion, WireError } from "./wire.ts";
  * (`stream_options.include_usage`), so both are held and emitted at the end: usage, then finish. Read failures become
  * an `error` event, except a client abort, which is rethrown as-is.
  */
-export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: ProviderCall): AsyncGenerator<StreamEvent, void, undefined> {
+export async function* chatStreamToEvents(
+  sse: AsyncIterable<SseEvent>,
+  call: ProviderCall,
+  /** A kind's quirks of this reply (./quirks.ts). */
+  quirk?: ReplyQuirk,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const onChunk = quirk?.chunk;
+  const onUsage = quirk?.usage;
+  const onFinish = quirk?.finish;
   const parts = new PartTracker({
     toolCallId: () => call.helpers.id("call"),
     onLateToolDelta: (index) => call.helpers.logger.warn({ provider: call.target.providerId, index }, "tool-call fragment after the call closed; dropped"),
@@ -43,6 +52,7 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
         yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
         return;
       }
+      if (onChunk !== undefined) onChunk(chunk);
       if (!started) {
         // Azure sends a leading chunk with empty id/model and only `prompt_filter_results`: wait for a real one.
         if ((chunk.choices?.length ?? 0) === 0 && !chunk.usage && chunk.error === undefined) continue;
@@ -89,9 +99,10 @@ export async function* chatStreamToEvents(sse: AsyncIterable<SseEvent>, call: Pr
   const closing: StreamEvent[] = [];
   parts.close(closing);
   for (let i = 0; i < closing.length; i++) yield closing[i]!;
-  if (usage !== undefined) yield { type: "usage", usage };
+  if (usage !== undefined) yield { type: "usage", usage: onUsage === undefined ? usage : onUsage(usage) };
   // [DONE] without any finish_reason: the upstream ended deliberately but did not say why.
-  yield { type: "finish", finish: finish ?? { reason: "other" } };
+  const last = finish ?? { reason: "other" };
+  yield { type: "finish", finish: onFinish === undefined ? last : onFinish(last) };
 }
 
 function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): StreamEvent {

@@ -60,3 +60,20 @@ export const IMAGE_URL = "https://upload.example.com/images/eiffel-tower.png";
 export const QUESTION = "What is the capital of France?";
 export const WEATHER_QUESTION = "What's the weather in Paris right now?";
 export const TOOL_OUTPUT = '{"temperature_c": 18, "conditions": "sunny"}';
+
+// ── Named kinds of the `openai` adapter (matrix-kinds.test.ts, support/kinds.ts) ──────────────────────────────────
+
+/** A (format × kind × streamed/collected) cell of the kinds matrix. */
+export interface KindCell<K extends string> {
+  format: FormatId;
+  kind: K;
+  stream: boolean;
+  /** `chat → openai:mistral (streamed)` */
+  label: string;
+}
+
+export function kindCells<K extends string>(kinds: readonly K[], modes: readonly boolean[] = [false, true]): KindCell<K>[] {
+  return FORMATS.flatMap((format) =>
+    kinds.flatMap((kind) => modes.map((stream) => ({ format, kind, stream, label: `${format} → openai:${kind} (${stream ? "streamed" : "collected"})` }))),
+  );
+}

@@ -296,6 +296,7 @@ export function strictProviders(origin: string) {
       models: [{ id: "conf/responses-ultrafast", upstream_model: "gpt-5", tiers: ["ultrafast"] }],
     },
     ...bedrockStrictProviders(origin),
+    ...kindProviders(origin),
   ];
 }
 
@@ -321,3 +322,23 @@ function bedrockStrictProviders(origin: string) {
     entry("up-bedrock-llama", [{ id: "conf/bedrock-llama", upstream_model: "meta.llama3-3-70b-instruct-v1:0" }]),
   ];
 }
+
+// ── Kinds of the `openai` adapter: the warnings of their request quirks (providers/openai/kinds/) ─────────────────
+
+/** A provider of a kind on the fake's chat-completions path (the kind's quirks run; the fixture answers). */
+function kindProviders(origin: string) {
+  return (["groq", "mistral"] as const).map((kind) => ({
+    id: `up-openai-${kind}`,
+    adapter: "openai",
+    kind,
+    base_url: `${origin}/v1`,
+    api_key: "sk-fake-openai",
+    models: [{ id: `conf/openai-${kind}`, upstream_model: "gpt-4.1" }],
+  }));
+}
+
+ROWS.push(
+  { site: "providers/openai/kinds/shared.ts", format: "chat", adapter: "openai", model: "conf/openai-groq", body: { logprobs: true }, field: "logprobs" },
+  { site: "providers/openai/kinds/shared.ts", format: "chat", adapter: "openai", model: "conf/openai-groq", body: { messages: [{ role: "user", content: Q, name: "ada" }] }, field: "messages.name" },
+  { site: "providers/openai/kinds/mistral.ts", format: "chat", adapter: "openai", model: "conf/openai-mistral", body: { user: "u-1" }, field: "user" },
+);

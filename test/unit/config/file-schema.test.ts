@@ -44,7 +44,6 @@ describe("config file schema", () => {
     ["providers.0.api_key", { env: "" }, 'invalid config field "providers.0.api_key"'],
     ["providers.0.api_key", { env: "A", extra: 1 }, 'invalid config field "providers.0.api_key"'],
     ["providers.0.headers", { "x-a": 1 }, 'invalid config field "providers.0.headers.x-a"'],
-    ["providers.0.models", [], 'invalid config field "providers.0.models"'],
     ["providers.0.models.0.id", "", 'invalid config field "providers.0.models.0.id"'],
     ["providers.0.models.0.context_length", 0, 'invalid config field "providers.0.models.0.context_length"'],
     ["providers.0.models.0.context_length", 1.5, 'invalid config field "providers.0.models.0.context_length"'],

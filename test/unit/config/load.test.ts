@@ -142,6 +142,12 @@ describe("providers", () => {
     expect(error.message).toBe('invalid config field "providers[0].credentials.access_key_id": environment variable AKID is not set');
   });
 
+  test("with a kind, base_url and models may be left out (the kind has a default; a server may list its models)", () => {
+    const local = build({ providers: [{ id: "box", adapter: "openai", kind: "vllm", discovery_interval_seconds: 60 }] });
+    expect(local.providers[0]).toMatchObject({ id: "box", kind: "vllm", baseUrl: "", models: [], discoveryIntervalMs: 60_000 });
+    expect(build({ providers: [acme] }).providers[0]).not.toHaveProperty("kind");
+  });
+
   test("duplicate provider ids are rejected", () => {
     const error = errorOf(() => build({ providers: [acme, { ...acme }] }));
     expect(error).toBeInstanceOf(ConfigError);

@@ -1,7 +1,7 @@
 /** core/limits/windows.ts, estimate.ts, reservation.ts: credit windows and reservation sizing. */
 import { describe, expect, test } from "bun:test";
 import { promptSize, promptTokenBound, promptTokenEstimate } from "../../../core/limits/estimate.ts";
-import { ceilingFor, sizeReservation } from "../../../core/limits/reservation.ts";
+import { catalogCeiling, ceilingFor, sizeReservation } from "../../../core/limits/reservation.ts";
 import { windowOf } from "../../../core/limits/windows.ts";
 import { Catalog } from "../../../core/routing/catalog.ts";
 import { canonicalRequest, endpointOf, modelConfig, providerConfig } from "../pipeline/helpers.ts";
@@ -50,6 +50,15 @@ describe("reservation sizing", () => {
   catalog.add(endpointOf(cheap, providerConfig("c", [cheap])));
   catalog.add(endpointOf(dear, providerConfig("d", [dear])));
   catalog.add(endpointOf(other, providerConfig("o", [other])));
+
+  test("the whole catalog's ceiling follows the catalog when a server's discovered models change it", () => {
+    const local = new Catalog();
+    local.add(endpointOf(other, providerConfig("o", [other])));
+    expect(catalogCeiling(local)).toMatchObject({ completionPrice: 5e-5, maxOutputTokens: 200 });
+    // A discovered model with no declared output bound makes the worst case unbounded.
+    local.setDiscovered("box", [endpointOf(modelConfig("box/qwen3", { prompt: 0, completion: 0 }), providerConfig("box", []))]);
+    expect(catalogCeiling(local)).toMatchObject({ completionPrice: 5e-5, maxOutputTokens: undefined });
+  });
 
   test("the most expensive endpoint of every requested model prices the worst case", () => {
     const ceiling = ceilingFor(canonicalRequest({ model: "m/a", models: ["m/b"] }), catalog)!;

@@ -7,7 +7,7 @@
 import { expect, test } from "bun:test";
 import { Glob } from "bun";
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "../../..");
 
@@ -41,9 +41,14 @@ test("built-in provider adapters reach the gateway only through the SDK entries,
   const offending: string[] = [];
   for (const [file, specifier] of imports) {
     if (/(^|\/)core\//.test(specifier) && !/core\/sdk\/(index|provider)\.ts$/.test(specifier)) offending.push(`${file}: ${specifier}`);
-    // providers/<adapter>/x.ts may import ./y.ts of its own folder; `../<other adapter>/` is another unit's internals.
+    // providers/<adapter>/… may import anything inside its own folder (subfolders included); a path leading out of
+    // it to anything but the SDK entries is another unit's internals.
     const adapter = file.split("/")[1];
-    if (specifier.startsWith("../") && !specifier.startsWith("../../core/") && file !== "providers/index.ts") offending.push(`${file}: ${specifier} (adapter ${adapter})`);
+    const resolved = relative(root, resolve(root, dirname(file), specifier)).replaceAll("\\", "/");
+    const inside = resolved.startsWith(`providers/${adapter}/`);
+    if (specifier.startsWith(".") && !inside && !/^core\/sdk\/(index|provider)\.ts$/.test(resolved) && file !== "providers/index.ts") {
+      offending.push(`${file}: ${specifier} (adapter ${adapter})`);
+    }
   }
   expect(offending).toEqual([]);
 });

@@ -73,6 +73,13 @@ describe("Registry.register", () => {
     expect(refusal(branded("tool", 1, { id: "service:x", description: "d" }))).toBe("test-module: a tool needs a run() function");
   });
 
+  test("a provider's kinds need a description, and their calls must be functions", () => {
+    const withKinds = (kinds: unknown) => branded("provider", 1, { id: "x", description: "d", generate: () => 1, stream: () => 1, kinds });
+    expect(refusal(withKinds({ local: { defaultBaseUrl: "http://127.0.0.1:1" } }))).toBe('test-module: kind "local" needs a string "description"');
+    expect(refusal(withKinds({ local: { description: "l", stream: "yes" } }))).toBe('test-module: kind "local": stream must be a function');
+    expect(() => new Registry().register(withKinds({ local: { description: "l", discoverModels: async () => [] } }), "x")).not.toThrow();
+  });
+
   test("plugin hooks must be known phases and functions", () => {
     expect(refusal(branded("plugin", 1, { id: "x", description: "d", hooks: { before: () => {} } }))).toBe('test-module: unknown hook "before"');
     expect(refusal(branded("plugin", 1, { id: "x", description: "d", hooks: { pre: "yes" } }))).toBe('test-module: hook "pre" is not a function');

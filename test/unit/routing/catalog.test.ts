@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
 import { defineProvider } from "../../../core/registry/define.ts";
 import { ModuleError, Registry } from "../../../core/registry/registry.ts";
-import { buildCatalog } from "../../../core/routing/catalog.ts";
+import { buildCatalog, endpointOf } from "../../../core/routing/catalog.ts";
 import { modelConfig, providerConfig } from "../pipeline/helpers.ts";
 
 const adapter = (id: string, optionsSchema?: ReturnType<typeof Type.Object>) =>
@@ -95,5 +95,73 @@ describe("buildCatalog", () => {
 
   test("an empty provider list is an empty catalog", () => {
     expect(buildCatalog([], new Registry()).list()).toEqual([]);
+  });
+
+  test("a provider without models is refused unless its adapter discovers them", () => {
+    const plain = { ...providerConfig("p", [], "openai") };
+    expect(() => buildCatalog([plain], registryWith(adapter("openai")))).toThrow(/^invalid config field "providers\[0\]\.models": required/);
+    const discovering = defineProvider({ ...adapter("local"), discoverModels: () => Promise.resolve([]) });
+    expect(buildCatalog([providerConfig("l", [], "local")], registryWith(discovering)).list()).toEqual([]);
+    // Discovery switched off (interval 0) needs the models written down again.
+    expect(() => buildCatalog([{ ...providerConfig("l", [], "local"), discoveryIntervalMs: 0 }], registryWith(discovering))).toThrow(/models": required/);
+  });
+});
+
+describe("kinds", () => {
+  const calls: string[] = [];
+  const withKinds = defineProvider({
+    ...adapter("compat"),
+    generate: () => (calls.push("base"), Promise.reject(new Error("base"))),
+    kinds: {
+      cloud: { description: "a cloud", defaultBaseUrl: "https://cloud.example/v1/", requiresKey: true, generate: () => (calls.push("cloud"), Promise.reject(new Error("cloud"))) },
+      local: { description: "a local server" },
+    },
+  });
+
+  test("a kind's calls replace the adapter's for that provider only; its default base URL fills a missing one", async () => {
+    const cloud = { ...providerConfig("c", [modelConfig("c/m")], "compat"), kind: "cloud", baseUrl: "" };
+    const plain = providerConfig("p", [modelConfig("p/m")], "compat");
+    const catalog = buildCatalog([cloud, plain], registryWith(withKinds));
+    const kindEndpoint = catalog.get("c/m")!.endpoints[0]!;
+    expect(kindEndpoint.target.baseUrl).toBe("https://cloud.example/v1");
+    expect(kindEndpoint.adapter.id).toBe("compat");
+    await kindEndpoint.adapter.generate({} as never).catch(() => undefined);
+    await catalog.get("p/m")!.endpoints[0]!.adapter.generate({} as never).catch(() => undefined);
+    expect(calls).toEqual(["cloud", "base"]);
+    // A configured base URL wins over the kind's.
+    const own = buildCatalog([{ ...cloud, baseUrl: "https://proxy.example/v1" }], registryWith(withKinds));
+    expect(own.get("c/m")!.endpoints[0]!.target.baseUrl).toBe("https://proxy.example/v1");
+  });
+
+  test("an unknown kind, a missing base URL and a missing required key stop start-up naming the field", () => {
+    const registry = registryWith(withKinds);
+    expect(() => buildCatalog([{ ...providerConfig("c", [modelConfig("m")], "compat"), kind: "nope" }], registry)).toThrow(
+      'invalid config field "providers[0].kind": adapter "compat" has no kind "nope" (known: cloud, local)',
+    );
+    expect(() => buildCatalog([{ ...providerConfig("c", [modelConfig("m")], "compat"), kind: "local", baseUrl: "" }], registry)).toThrow(
+      'invalid config field "providers[0].base_url": required (kind "local" has no default)',
+    );
+    expect(() => buildCatalog([{ ...providerConfig("c", [modelConfig("m")], "compat"), kind: "cloud", apiKey: undefined }], registry)).toThrow(
+      'invalid config field "providers[0].api_key": required for kind "cloud"',
+    );
+  });
+});
+
+describe("discovered endpoints", () => {
+  test("replace the provider's earlier ones with new lists, and change the version", () => {
+    const catalog = buildCatalog([providerConfig("acme", [modelConfig("acme/a")], "openai")], registryWith(adapter("openai")));
+    const resolved = catalog.providers.get("acme")!;
+    const before = catalog.version;
+    const first = catalog.get("acme/a")!;
+    catalog.setDiscovered("acme", [endpointOf(resolved, modelConfig("acme/x")), endpointOf(resolved, modelConfig("acme/a"))]);
+    expect(catalog.version).not.toBe(before);
+    expect(catalog.list().map((m) => m.id)).toEqual(["acme/a", "acme/x"]);
+    expect(catalog.get("acme/a")!.endpoints).toHaveLength(2);
+    // The configured model's list was replaced, not changed under whoever holds it.
+    expect(first.endpoints).toHaveLength(1);
+    catalog.setDiscovered("acme", [endpointOf(resolved, modelConfig("acme/y"))]);
+    expect(catalog.list().map((m) => m.id)).toEqual(["acme/a", "acme/y"]);
+    expect(catalog.get("acme/a")!.endpoints).toHaveLength(1);
+    expect(catalog.discoveredOf("acme").map((e) => e.model.id)).toEqual(["acme/y"]);
   });
 });
