@@ -34,6 +34,8 @@ export interface BenchGatewayOptions {
   providerId?: string;
   /** A kind of the `openai` adapter for the provider (`BENCH_KIND`, e.g. `deepseek`): its quirks' cost on the same traffic. */
   kind?: string;
+  /** The simulator behind the `azure` adapter (v1 URLs, api-key header) instead of `openai` (bench/azure.ts). */
+  adapter?: "openai" | "azure";
 }
 
 /** The options the bench's parent passes by environment (`BENCH_MODEL`, `BENCH_UPSTREAM`, …), for a data directory. */
@@ -59,7 +61,7 @@ export async function startBenchGateway(o: BenchGatewayOptions) {
     providers: [
       {
         id: o.providerId ?? "sim",
-        adapter: "openai",
+        adapter: o.adapter ?? "openai",
         ...(o.kind !== undefined ? { kind: o.kind, discovery_interval_seconds: 0 } : {}),
         base_url: o.upstream,
         api_key: "bench-upstream-key",

@@ -1,7 +1,8 @@
 /**
  * Several bench gateways (bench-gateway.ts) in ONE process, each on its own port, data directory and configuration:
- * `BENCH_VARIANTS` is `name:observe[:store],…` (observe `off`, `on` or empty for the default; store `shared` for
- * Postgres and Redis, else the embedded default), the rest as for gateway-server.ts. Announces `{ports: {name: port}}`.
+ * `BENCH_VARIANTS` is `name:observe[:store[:adapter]],…` (observe `off`, `on` or empty for the default; store `shared`
+ * for Postgres and Redis, else the embedded default; adapter `openai`, the default, or `azure`), the rest as for
+ * gateway-server.ts. Announces `{ports: {name: port}}`.
  *
  * Why one process: the same build of the same code, started twice, ran 139–188 µs of main-thread CPU per request
  * on this 2-core machine (four starts, 8 s each after a warm-up), a spread three times the 5 % that
@@ -15,8 +16,9 @@ import { announce, required } from "./child.ts";
 const ports: Record<string, number> = {};
 const stops: Array<() => Promise<void>> = [];
 for (const variant of required("BENCH_VARIANTS").split(",")) {
-  const [name = "", observe = "", store = ""] = variant.split(":");
-  const gateway = await startBenchGateway(optionsFromEnv(join(required("BENCH_DIR"), name), observe, store));
+  const [name = "", observe = "", store = "", adapter = "openai"] = variant.split(":");
+  const options = optionsFromEnv(join(required("BENCH_DIR"), name), observe, store);
+  const gateway = await startBenchGateway(adapter === "azure" ? { ...options, adapter } : options);
   ports[name] = gateway.port;
   stops.push(() => gateway.stop());
 }

@@ -1,9 +1,13 @@
 /** Built-in provider adapters (static barrel so `bun build --compile` bundles them; nothing scans directories). */
 import anthropic from "./anthropic/index.ts";
+import { azureAdapter } from "./azure/index.ts";
 import bedrock from "./bedrock/index.ts";
 import gemini from "./gemini/index.ts";
 import openai from "./openai/index.ts";
 import openaiResponses from "./openai-responses/index.ts";
 import simulator from "./simulator/index.ts";
 
-export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock] as const;
+/** Azure OpenAI speaks OpenAI's wire: it is given those two translations here (providers/azure/index.ts). */
+const azure = azureAdapter({ chat: openai, responses: openaiResponses });
+
+export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock, azure] as const;

@@ -9,6 +9,7 @@ import { MetricsFileSchema, TracingFileSchema } from "./observability.ts";
 import { DocumentsFileSchema } from "./documents.ts";
 import { SANDBOX_DEFAULTS } from "../sandbox/settings.ts";
 import { ProviderTimeoutsSchema, ProviderTlsSchema } from "./provider-transport.ts";
+import { AzureProviderFields } from "./azure-provider.ts";
 
 /** Money and prices may be written as numbers or numeric strings (as providers publish them). */
 const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: "^\\s*[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+)?\\s*$" })]);
@@ -75,7 +76,7 @@ const ProviderSchema = Type.Object(
     kind: Type.Optional(Type.String({ minLength: 1 })),
     base_url: Type.Optional(Type.String({ pattern: "^https?://" })),
     api_key: Type.Optional(Secret),
-    /** Where a cloud provider serves (Bedrock's AWS region); its default base URL is derived from it. */
+    /** Where a cloud provider serves (an AWS or Azure region; Bedrock derives its default base URL from it), shown by `GET /providers` and the endpoint listings. */
     region: Type.Optional(Type.String({ minLength: 1, pattern: "^[a-z0-9-]+$" })),
     credentials: Type.Optional(CloudCredentialsSchema),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
@@ -88,6 +89,8 @@ const ProviderSchema = Type.Object(
     models: Type.Optional(Type.Array(ModelSchema)),
     /** How often the served models are asked again (`GET /models`), for adapters that discover them; 0: only configured models. */
     discovery_interval_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+    // Azure OpenAI only (README "Azure OpenAI"): api_version, api, entra.
+    ...AzureProviderFields,
   },
   { additionalProperties: false },
 );

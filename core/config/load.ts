@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import { deepFreeze, resolveDefaults } from "./defaults.ts";
 import { AgentLoopFileSchema, BatchesFileSchema, ConfigFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, type ConfigFile } from "./file-schema.ts";
 import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
+import { toAzureOptions } from "./azure-provider.ts";
 import { toDocumentsConfig } from "./documents.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
@@ -158,6 +159,7 @@ function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string
   // Whether a base URL is needed is the adapter's to say (a cloud adapter derives it from its region): the catalog checks it.
   const tls = toProviderTls(p.tls, where, configDir, (message) => new ConfigError(message));
   const timeouts = toProviderTimeouts(p.timeouts);
+  const azure = toAzureOptions(p, where, (value, field) => resolveSecret(value, field, env), (message) => new ConfigError(message));
   return {
     ...(tls ? { tls } : {}),
     ...(timeouts ? { timeouts } : {}),
@@ -170,7 +172,7 @@ function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string
     ...(p.region !== undefined ? { region: p.region } : {}),
     ...(p.credentials !== undefined ? { credentials: resolveSecrets(p.credentials, `${where}.credentials`, env) } : {}),
     headers: p.headers ?? {},
-    options: p.options ?? {},
+    options: azure ? { ...p.options, ...azure } : (p.options ?? {}),
     models: (p.models ?? []).map((m, j) => toModel(m, `${where}.models[${j}]`)),
     simulated: p.adapter === "simulator",
   };

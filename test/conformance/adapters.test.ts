@@ -11,6 +11,7 @@ import { adapterConformance } from "inference-gateway/sdk/conformance";
 import type { ProviderAdapter, UpstreamTarget } from "inference-gateway/sdk";
 import anthropic from "../../providers/anthropic/index.ts";
 import bedrock from "../../providers/bedrock/index.ts";
+import { azureAdapter } from "../../providers/azure/index.ts";
 import gemini from "../../providers/gemini/index.ts";
 import openai from "../../providers/openai/index.ts";
 import openaiResponses from "../../providers/openai-responses/index.ts";
@@ -19,7 +20,8 @@ import { REGION, STATIC_KEY } from "../support/fake-bedrock/identities.ts";
 import { ADAPTERS, fixture, replyOf, serverErrorReply, WIRE, type AdapterId } from "../support/fake-upstream/fixtures.ts";
 import { startFakeUpstream, type RecordedRequest } from "../support/fake-upstream/server.ts";
 
-const ADAPTER: Record<AdapterId, ProviderAdapter> = { openai, "openai-responses": openaiResponses, anthropic, gemini, bedrock };
+const azure = azureAdapter({ chat: openai, responses: openaiResponses });
+const ADAPTER: Record<AdapterId, ProviderAdapter> = { openai, "openai-responses": openaiResponses, anthropic, gemini, bedrock, azure, "azure-responses": azure };
 const FAIL = "[fake fail]";
 const REASON = "[fake reason]";
 
@@ -27,6 +29,8 @@ const REASON = "[fake reason]";
 function adapterOf(request: RecordedRequest): AdapterId {
   if (request.path.startsWith("/v1beta/")) return "gemini";
   if (request.path.startsWith("/model/")) return "bedrock";
+  if (request.path === "/openai/v1/chat/completions") return "azure";
+  if (request.path === "/openai/responses") return "azure-responses";
   if (request.path === "/v1/messages") return "anthropic";
   return request.path === "/v1/responses" ? "openai-responses" : "openai";
 }
@@ -48,13 +52,20 @@ afterAll(async () => {
   await simulator.stop();
 });
 
+/** The upstream root on the fake, and the adapter options, where they are not OpenAI's `/v1` and none. */
+const ROOT: Partial<Record<AdapterId, { path: string; options?: Record<string, unknown> }>> = {
+  gemini: { path: "/v1beta" },
+  azure: { path: "/openai/v1" },
+  "azure-responses": { path: "/openai", options: { api: "responses", api_version: "2025-04-01-preview" } },
+};
+
 const target = (adapter: AdapterId): UpstreamTarget => {
-  const base = { providerId: `up-${adapter}`, upstreamModel: WIRE[adapter].upstreamModel, headers: {}, options: {} };
+  const base = { providerId: `up-${adapter}`, upstreamModel: WIRE[adapter].upstreamModel, headers: {}, options: ROOT[adapter]?.options ?? {} };
   // Bedrock signs with AWS credentials for its region (the fake checks the signature).
   if (adapter === "bedrock") {
     return { ...base, baseUrl: fake.origin, apiKey: undefined, region: REGION, credentials: { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey } };
   }
-  return { ...base, baseUrl: fake.origin + (adapter === "gemini" ? "/v1beta" : "/v1"), apiKey: "sk-conformance" };
+  return { ...base, baseUrl: fake.origin + (ROOT[adapter]?.path ?? "/v1"), apiKey: "sk-conformance" };
 };
 
 for (const adapter of ADAPTERS) {

@@ -4,7 +4,7 @@
  * invalid combinations with 400 and the error envelope before any upstream is called.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { ADAPTERS, replyOf, type AdapterId } from "../support/fake-upstream/fixtures.ts";
+import { ADAPTERS, replyOf, wireFamily, type AdapterId } from "../support/fake-upstream/fixtures.ts";
 import { PNG_DATA_URL, upstreamCall } from "./support/matrix.ts";
 import { MODEL, startConformance, type Conformance } from "./support/setup.ts";
 
@@ -164,6 +164,16 @@ describe("Messages options in every upstream's dialect", () => {
       inferenceConfig: { maxTokens: 300, stopSequences: ["END"], temperature: 0.2 },
       toolConfig: { toolChoice: { any: {} } },
     },
+    // Azure OpenAI: OpenAI's own dialects.
+    azure: {
+      reasoning_effort: "high",
+      response_format: { type: "json_schema", json_schema: { name: "response", schema: SCHEMA } },
+      stop: ["END"],
+      temperature: 0.2,
+      tool_choice: "required",
+      max_completion_tokens: 300,
+    },
+    "azure-responses": { reasoning: { effort: "high" }, text: { format: { type: "json_schema", name: "response", schema: SCHEMA } }, temperature: 0.2, tool_choice: "required", max_output_tokens: 300 },
   };
   for (const adapter of ADAPTERS) {
     test(`${adapter}: effort, structured output, stop sequences, sampling and tool_choice`, async () => {
@@ -173,7 +183,7 @@ describe("Messages options in every upstream's dialect", () => {
       expect(upstreamCall(c.fake, adapter, false).body).toMatchObject(expected[adapter]);
       // Responses has no stop sequences: reported, not dropped silently.
       const fields = (((res.body.service_metadata as Json).warnings as Array<{ field: string }> | undefined) ?? []).map((w) => w.field);
-      if (adapter === "openai-responses") expect(fields).toContain("stop");
+      if (wireFamily(adapter) === "openai-responses") expect(fields).toContain("stop");
       else expect(fields).not.toContain("stop");
     });
   }

@@ -88,7 +88,8 @@ for (const adapter of ADAPTERS) {
         expect(first.stop_reason).toBe("tool_use");
         const thought = first.content.find((b): b is Anthropic.ThinkingBlock => b.type === "thinking");
         expect(thought?.thinking).toBe(thinking.reasoning as string);
-        expect(thought?.signature.length).toBeGreaterThan(10);
+        // Reasoning that carries state (a signature, encrypted content) shows it; plain reasoning text has none.
+        if (thinking.carry !== undefined) expect(thought?.signature.length).toBeGreaterThan(10);
         const call = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
         expect(call?.id).toBe(thinking.toolCalls?.[0]?.id as string);
         expect(call?.input).toEqual({ city: "Paris", unit: "celsius" });

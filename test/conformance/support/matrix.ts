@@ -47,6 +47,12 @@ export function upstreamCall(fake: FakeUpstream, adapter: AdapterId, stream: boo
       expect(request.headers.authorization).toStartWith(`AWS4-HMAC-SHA256 Credential=${key}/`);
       expect(request.headers.authorization).toContain("/us-east-1/bedrock/aws4_request");
       break;
+    case "azure":
+    case "azure-responses":
+      expect(request.headers["api-key"]).toBe(key);
+      expect(request.headers.authorization).toBeUndefined();
+      expect(request.body.model).toBe(WIRE[adapter].upstreamModel);
+      break;
   }
   const view = viewOf(adapter, request);
   expect(view.stream).toBe(stream);

@@ -17,6 +17,8 @@ export const MODEL: Record<AdapterId, string> = {
   anthropic: "conf/anthropic",
   gemini: "conf/gemini",
   bedrock: "conf/bedrock",
+  azure: "conf/azure",
+  "azure-responses": "conf/azure-responses",
 };
 
 /** Provider id per adapter (what `provider` / `service_metadata` name). */
@@ -26,6 +28,8 @@ export const PROVIDER: Record<AdapterId, string> = {
   anthropic: "up-anthropic",
   gemini: "up-gemini",
   bedrock: "up-bedrock",
+  azure: "up-azure",
+  "azure-responses": "up-azure-responses",
 };
 
 /** The API key the gateway holds for each upstream (asserted on the recorded request headers); Bedrock's access key id. */
@@ -35,6 +39,16 @@ export const UPSTREAM_KEY: Record<AdapterId, string> = {
   anthropic: "sk-ant-fake",
   gemini: "AIza-fake-gemini",
   bedrock: STATIC_KEY.accessKeyId,
+  azure: "az-fake-key-azure",
+  "azure-responses": "az-fake-key-responses",
+};
+
+/** Where each adapter's upstream root is on the fake, and the provider fields beyond the key. */
+const UPSTREAM_ROOT: Partial<Record<AdapterId, { path: string; fields?: Record<string, unknown> }>> = {
+  gemini: { path: "/v1beta" },
+  // Azure OpenAI: chat on the v1 API; Responses in the deployments style.
+  azure: { path: "/openai/v1" },
+  "azure-responses": { path: "/openai", fields: { api: "responses", api_version: "2025-04-01-preview" } },
 };
 
 export interface Conformance {
@@ -47,7 +61,7 @@ export interface Conformance {
 export function providersFor(fake: FakeUpstream): NonNullable<ConfigFile["providers"]> {
   return ADAPTERS.map((adapter) => ({
     id: PROVIDER[adapter],
-    adapter,
+    adapter: adapter === "azure-responses" ? "azure" : adapter,
     ...credentialsOf(adapter, fake),
     models: [{ id: MODEL[adapter], upstream_model: WIRE[adapter].upstreamModel, pricing: PRICING, context_length: 200000 }],
   }));
@@ -59,7 +73,7 @@ function credentialsOf(adapter: AdapterId, fake: FakeUpstream): Partial<NonNulla
     case "bedrock":
       return { base_url: fake.origin, region: REGION, credentials: { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey } };
     default:
-      return { base_url: fake.origin + (adapter === "gemini" ? "/v1beta" : "/v1"), api_key: UPSTREAM_KEY[adapter] };
+      return { base_url: fake.origin + (UPSTREAM_ROOT[adapter]?.path ?? "/v1"), ...UPSTREAM_ROOT[adapter]?.fields, api_key: UPSTREAM_KEY[adapter] };
   }
 }
 

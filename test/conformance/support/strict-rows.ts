@@ -259,7 +259,20 @@ const BEDROCK: Row[] = [
   { site: "providers/bedrock/tools.ts", format: "responses", adapter: "bedrock", model: "conf/bedrock-json-tool", body: { tools: [{ ...FN, strict: true }] }, field: "tools[0].strict" },
 ];
 
-export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI, ...BEDROCK];
+
+/** Azure OpenAI: what its chat completions' schema refuses (providers/azure/request.ts). */
+const AZURE: Row[] = [
+  { site: "providers/azure/request.ts", format: "chat", adapter: "azure", body: { top_k: 5 }, field: "top_k" },
+  {
+    site: "providers/azure/request.ts",
+    format: "responses",
+    adapter: "azure",
+    body: responsesReplay([{ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Easy." }], encrypted_content: "enc" }, { type: "message", role: "assistant", content: [{ type: "output_text", text: "Paris." }] }]),
+    field: "messages.assistant.reasoning",
+  },
+];
+
+export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI, ...BEDROCK, ...AZURE];
 
 /**
  * Sites no inbound format can reach: defensive branches for canonical shapes no decoder produces (a plugin could),

@@ -3,7 +3,7 @@
  * so a matrix cell can assert "the upstream got the system prompt / the turns / the image / the tool call with its id
  * and arguments / the tool result / the reasoning signature" the same way for every adapter.
  */
-import type { AdapterId } from "../../support/fake-upstream/fixtures.ts";
+import { wireFamily, type AdapterId } from "../../support/fake-upstream/fixtures.ts";
 import type { RecordedRequest } from "../../support/fake-upstream/server.ts";
 
 type Json = Record<string, unknown>;
@@ -169,10 +169,11 @@ function bedrockView(body: Json, path: string): Omit<UpstreamView, "body"> {
 /** The neutral view of one recorded upstream request. */
 export function viewOf(adapter: AdapterId, request: RecordedRequest): UpstreamView {
   const body = request.body;
+  const family = wireFamily(adapter);
   const view =
-    adapter === "openai"
+    family === "openai"
       ? openaiView(body)
-      : adapter === "openai-responses"
+      : family === "openai-responses"
         ? responsesView(body)
         : adapter === "anthropic"
           ? anthropicView(body)

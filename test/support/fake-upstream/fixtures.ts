@@ -9,9 +9,16 @@ import { join } from "node:path";
 import type { JsonReply, Reply, SseReply } from "./server.ts";
 import type { SseFrame, SseStyle } from "./sse.ts";
 
-export type AdapterId = "openai" | "openai-responses" | "anthropic" | "gemini"
-  // Cloud adapters.
-  | "bedrock";
+export type AdapterId =
+  | "openai"
+  | "openai-responses"
+  | "anthropic"
+  | "gemini"
+  // Cloud adapters: Amazon Bedrock; Azure OpenAI's chat completions on the v1 API, and its Responses API in the
+  // deployments style (api-version).
+  | "bedrock"
+  | "azure"
+  | "azure-responses";
 export const ADAPTERS: readonly AdapterId[] = [
   "openai",
   "openai-responses",
@@ -19,7 +26,16 @@ export const ADAPTERS: readonly AdapterId[] = [
   "gemini",
   // Cloud adapters.
   "bedrock",
+  "azure",
+  "azure-responses",
 ];
+
+/** The adapter whose wire (and translation) an adapter shares: Azure's are OpenAI's. */
+export function wireFamily(adapter: AdapterId): AdapterId {
+  if (adapter === "azure") return "openai";
+  if (adapter === "azure-responses") return "openai-responses";
+  return adapter;
+}
 
 /** `web-search` exists only for the adapters whose upstream has a search of its own (anthropic, openai-responses). */
 export type FixtureName = "text" | "tool-call" | "parallel-tool-calls" | "thinking" | "max-tokens" | "refusal" | "error" | "web-search";
@@ -84,6 +100,9 @@ export const WIRE: Record<AdapterId, { style: SseStyle; path: (stream: boolean) 
     path: (stream) => (stream ? /^\/model\/us\.anthropic\.claude-sonnet-4-5-20250929-v1%3A0\/converse-stream$/ : /^\/model\/us\.anthropic\.claude-sonnet-4-5-20250929-v1%3A0\/converse$/),
     upstreamModel: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
   },
+  // Azure OpenAI: the deployment is the upstream model.
+  azure: { style: "data", path: () => /^\/openai\/v1\/chat\/completions$/, upstreamModel: "gpt-4o-prod" },
+  "azure-responses": { style: "named", path: () => /^\/openai\/responses\?api-version=2025-04-01-preview$/, upstreamModel: "gpt-5-prod" },
 };
 
 const ROOT = join(import.meta.dir, "../../fixtures/wire");
@@ -127,6 +146,9 @@ export function serverErrorReply(adapter: AdapterId, stream: boolean): JsonReply
     anthropic: { type: "error", error: { type: "api_error", message: "Internal server error" }, request_id: "req_011CSHoEeqs5C35K2UUqR800" },
     gemini: { error: { code: 500, message: "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting", status: "INTERNAL" } },
     bedrock: { message: "The system encountered an unexpected error during processing. Try your request again." },
+    // Azure OpenAI
+    azure: { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } },
+    "azure-responses": { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: "server_error" } },
   };
   const reply: JsonReply = { kind: "json", status: 500, body: bodies[adapter], expectPath: WIRE[adapter].path(stream) };
   if (adapter === "bedrock") reply.headers = { "x-amzn-errortype": "InternalServerException:http://internal.amazon.com/coral/com.amazon.bedrock/" };

@@ -7,6 +7,7 @@
  * - `POST /v1beta/models/{m}:generateContent` and `:streamGenerateContent?alt=sse` (`gemini`)
  * - `POST /model/{modelId}/converse` and `/converse-stream` (`bedrock`: credentials checked as Bedrock checks them,
  *   a SigV4 signature recomputed independently or an API key, test/support/fake-bedrock/sigv4.ts; a refusal is AWS's 403)
+ * - `POST /openai/v1/chat/completions` and `POST /openai/responses?api-version=…` (`azure`, both APIs)
  *
  * It records every request (method, path, query, headers, parsed body) and answers each one with the next scripted
  * reply from a FIFO queue: a JSON body (any status), an SSE frame list (optionally paused, cut, or reset mid-stream),
@@ -92,6 +93,9 @@ const ROUTES: RegExp[] = [
   /^\/v1\/messages$/,
   /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)$/,
   BEDROCK_ROUTE,
+  // Azure OpenAI
+  /^\/openai\/v1\/chat\/completions$/,
+  /^\/openai\/responses$/,
 ];
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
