@@ -3,6 +3,7 @@
  * single 400 (`metadata.errors: [{index, custom_id, message}]`); nothing is stored unless all are valid, so no
  * request is silently dropped and a client fixes its whole file in one round trip.
  */
+import { Slices } from "../model/slices.ts";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import type { TSchema } from "@sinclair/typebox";
 import type { Principal } from "../auth/principal.ts";
@@ -53,7 +54,10 @@ export async function validateRequests(deps: Pick<Deps, "store">, principal: Pri
   const problems: RequestProblem[] = [];
   const seen = new Map<string, number>();
   const bodies: Json[] = [];
+  // Thousands of bodies are checked on the event loop: give it back every slice so /health and other keys are served.
+  const slices = new Slices();
   for (const [index, request] of requests.entries()) {
+    await slices.next();
     const report = (message: string) => problems.push({ index, custom_id: request.custom_id, message });
     const first = seen.get(request.custom_id);
     // custom_id and model are stored as text (core/store/text.ts).

@@ -12,6 +12,7 @@
  * or recorded by this worker as soon as the store is back (held-item.ts). After losing the store, the worker takes
  * over no other worker's expired claims for one lease: those workers lost it too, and renew theirs first.
  */
+import { Slices } from "../model/slices.ts";
 import type { BatchesConfig } from "../config/types.ts";
 import type { Deps } from "../deps.ts";
 import { isUnavailable, unavailableStore } from "../ops/unavailable.ts";
@@ -172,6 +173,7 @@ export class BatchWorker {
   private async fill(): Promise<void> {
     let free = this.settings.concurrency - this.running.size;
     if (free <= 0) return;
+    const slices = new Slices();
     for (const batch of await this.deps.store.batches.byStatus(["in_progress"], 100)) {
       if (this.stopped || free <= 0) return;
       const room = Math.min(free, this.settings.perBatchConcurrency - (this.perBatch.get(batch.id) ?? 0));
@@ -184,7 +186,12 @@ export class BatchWorker {
         this.claimsInDoubt = true;
         throw error;
       }
-      for (const item of items) this.launch(batch, item);
+      // Each launch runs the item's pipeline up to its first real wait; a slice at a time, so a wide worker does not
+      // hold the loop for all of them at once (npm run bench:stall, the batch row).
+      for (const item of items) {
+        this.launch(batch, item);
+        await slices.next();
+      }
       free -= items.length;
     }
   }
