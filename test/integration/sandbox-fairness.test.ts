@@ -107,10 +107,11 @@ function processesOf(first: number, count: number): number {
   return Number(Bun.spawnSync(["pgrep", "-c", "-u", uids]).stdout.toString().trim() || 0);
 }
 
-/** Waits until `condition` holds (a bounded poll). */
+/** Waits until `condition` holds once (a bounded poll; a process count may drop again the moment after it held). */
 async function waitUntil(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_500 && !condition(); i++) await Bun.sleep(20);
-  expect(condition()).toBe(true);
+  let held = false;
+  for (let i = 0; i < 1_500 && !(held = condition()); i++) await Bun.sleep(20);
+  expect(held).toBe(true);
 }
 
 /** Starts `n` requests for `job`; cancel() ends them (the gateway then kills their commands). */
