@@ -5,6 +5,7 @@
  * a stub fetch answering from memory, so only the adapter's own work is measured: CPU microseconds per call (median of
  * CPU_BENCH_ROUNDS rounds of CPU_BENCH_N calls, after a warm-up), collected and streamed.
  */
+import type { Warning } from "../core/model/warnings.ts";
 import pino from "pino";
 import { conformanceRequest } from "../core/sdk/conformance.ts";
 import { createMemoryKv } from "../core/kv/memory.ts";
@@ -56,7 +57,8 @@ async function measure(name: "anthropic" | "bedrock", adapter: ProviderAdapter, 
   const helpers = createModuleHelpers({ logger: pino({ level: "silent" }), fetch: stubFetch(name), kv: createMemoryKv(clock), clock, ids: { id: (p) => `${p}1` } });
   const target = name === "bedrock" && bedrock.prepareTarget ? bedrock.prepareTarget(targets.bedrock) : targets[name];
   const one = async () => {
-    const call = { request: conformanceRequest("What is the capital of France?", { stream }), target, signal: new AbortController().signal, helpers };
+    const request = conformanceRequest("What is the capital of France?", { stream });
+    const call = { request, target, signal: new AbortController().signal, helpers, warn: (warning: Warning) => void request.warnings.push(warning) };
     if (!stream) return void (await adapter.generate(call));
     for await (const _ of await adapter.stream(call));
   };

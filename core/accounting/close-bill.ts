@@ -28,12 +28,11 @@ export function closeFailed(ctx: RequestContext, error: unknown): void {
 }
 
 function writeRecord(ctx: RequestContext, { usage, cost, ending }: Closing): void {
-  // The log line's fields (nothing reads them back).
-  const log = ctx.log;
-  log.tokens_in = usage.input.total;
-  log.tokens_out = usage.output.total;
-  log.cost = cost;
-  if (ending.errorType !== undefined) log.error_type = ending.errorType;
+  // The log line's fields (written only: test/unit/architecture/request-log-fields.test.ts).
+  ctx.log.tokens_in = usage.input.total;
+  ctx.log.tokens_out = usage.output.total;
+  ctx.log.cost = cost;
+  if (ending.errorType !== undefined) ctx.log.error_type = ending.errorType;
   const principal = ctx.principal;
   if (!principal?.record) return; // the env admin key cannot run inference, so nothing to bill
   const { status } = ending;

@@ -12,7 +12,7 @@ import { GatewayError } from "../errors.ts";
 import { messagesFormat } from "../formats/messages/index.ts";
 import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import type { CanonicalRequest } from "../model/request.ts";
-import { applyPresetReference } from "../presets/resolve.ts";
+import { mergePresets } from "../presets/merge.ts";
 import { tokenizer } from "../model/tokens.ts";
 
 /**
@@ -45,7 +45,7 @@ export function countTokensRoute(deps: Deps, auth: Authenticator) {
       async ({ body, request, principal }) => {
         // An inference key, as for /messages; a preset's system prompt and messages count as they would be sent.
         requireInference(principal);
-        await applyPresetReference(deps.store.presets, principal.workspaceId, "messages", body);
+        await mergePresets(deps.store.presets, principal.workspaceId, "messages", body);
         const decoded = messagesFormat.decode(checkBody(body) as Record<string, unknown>, request.headers);
         checkModel(deps, decoded);
         return { input_tokens: await promptTokens(decoded) };

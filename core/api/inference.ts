@@ -11,8 +11,7 @@ import { respond } from "../http/render.ts";
 import { newContext } from "../pipeline/new-context.ts";
 import { runPipeline } from "../pipeline/pipeline.ts";
 import { pipelineLogs } from "../pipeline/request-log.ts";
-import { applyPromptTemplate } from "../presets/prompt-template.ts";
-import { applyPresetReference } from "../presets/resolve.ts";
+import { mergePresets } from "../presets/merge.ts";
 
 /** One POST route for one format, authenticated before the body is validated (401 precedes 400). */
 export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, format: WireFormat, summary: string) {
@@ -24,9 +23,7 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
     // validated and decoded. Management keys are refused by the pipeline's auth stage, so they resolve nothing here.
     .derive({ as: "local" }, async ({ body, principal }) => {
       if (principal.isManagement) return {};
-      // A Responses `prompt` template is a preset too (issue 17 item 5); a request naming both is refused there.
-      await applyPromptTemplate(deps.store.presets, principal.workspaceId, format.id, body);
-      await applyPresetReference(deps.store.presets, principal.workspaceId, format.id, body);
+      await mergePresets(deps.store.presets, principal.workspaceId, format.id, body);
       return {};
     })
     .post(

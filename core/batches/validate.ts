@@ -15,8 +15,7 @@ import { mostSpecific } from "../http/edge-errors.ts";
 import type { WireFormat } from "../formats/format.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { Json } from "../presets/json.ts";
-import { applyPromptTemplate } from "../presets/prompt-template.ts";
-import { applyPresetReference } from "../presets/resolve.ts";
+import { mergePresets } from "../presets/merge.ts";
 
 /** One request as submitted. */
 export interface SubmittedRequest {
@@ -88,8 +87,7 @@ async function validateBody(deps: Pick<Deps, "store">, principal: Principal, for
   }
   if (body.stream === true) throw errors.invalid("stream: true is not supported in a batch");
   checkStorableText(typeof body.model === "string" ? body.model : undefined, "model");
-  await applyPromptTemplate(deps.store.presets, principal.workspaceId, format.id, body);
-  await applyPresetReference(deps.store.presets, principal.workspaceId, format.id, body);
+  await mergePresets(deps.store.presets, principal.workspaceId, format.id, body);
   const check = checkerOf(format);
   if (!check.Check(body)) {
     // A union failure ("Expected union value") is narrowed to its real cause, as the live endpoints do.

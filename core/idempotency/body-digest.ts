@@ -3,9 +3,8 @@
  * carries an `Idempotency-Key`: a retry is the same request when its bytes are the same, whatever the route later
  * merges into the parsed body (presets). Requests without the header pay one header lookup.
  */
+import { edgeRecordIfAny, edgeRecordOf } from "../http/edge-record.ts";
 import { IDEMPOTENCY_HEADER } from "./header.ts";
-
-const digests = new WeakMap<Request, string>();
 
 export function sha256Hex(data: string | Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(data).digest("hex");
@@ -13,7 +12,8 @@ export function sha256Hex(data: string | Uint8Array): string {
 
 /** Called by the body reader with the bytes it read. */
 export function rememberBodyDigest(request: Request, bytes: Uint8Array): void {
-  if (request.headers.has(IDEMPOTENCY_HEADER)) digests.set(request, sha256Hex(bytes));
+  const headers = request.headers;
+  if (headers.has(IDEMPOTENCY_HEADER)) edgeRecordOf(headers).bodyDigest = sha256Hex(bytes);
 }
 
 /**
@@ -21,5 +21,5 @@ export function rememberBodyDigest(request: Request, bytes: Uint8Array): void {
  * request serialises the same way, so a retry still matches).
  */
 export function bodyDigestOf(request: Request, parsed: unknown): string {
-  return digests.get(request) ?? sha256Hex(JSON.stringify(parsed) ?? "");
+  return edgeRecordIfAny(request.headers)?.bodyDigest ?? sha256Hex(JSON.stringify(parsed) ?? "");
 }

@@ -4,6 +4,7 @@
  * images API: one user message with the prompt, the images of the reply taken as the result. Parameters the chat
  * dialect has no field for (quality, background, output format, compression, moderation) are not sent.
  */
+import { addWarning } from "../model/warnings.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
 import type { ProviderCall } from "../registry/provider.ts";
@@ -45,7 +46,9 @@ export function chatImageRequest(request: ImageRequest): CanonicalRequest {
 
 /** Makes the image with `generate`; a reply without an image is a 502 (another endpoint may do better). */
 export async function imagesViaChat(generate: (call: ProviderCall) => Promise<CanonicalResponse>, call: ImageCall): Promise<GeneratedImage[]> {
-  const providerCall: ProviderCall = { request: chatImageRequest(call.request), target: call.target, signal: call.signal, helpers: call.helpers };
+  const request = chatImageRequest(call.request);
+  // The image tool's result has no warnings to show: what the chat translation reports stays with its request.
+  const providerCall: ProviderCall = { request, target: call.target, signal: call.signal, helpers: call.helpers, warn: (warning) => addWarning(request.warnings, warning) };
   if (call.onUpstreamBody) providerCall.onUpstreamBody = call.onUpstreamBody;
   const response = await generate(providerCall);
   const images: GeneratedImage[] = [];

@@ -10,3 +10,12 @@ export interface Warning {
 export function warn(list: Warning[], code: string, field: string | undefined, message: string): void {
   list.push(field === undefined ? { code, message } : { code, field, message });
 }
+
+/**
+ * Adds a warning an adapter reported (`ProviderCall.warn`), unless it is an `unsupported_field` warning for a field
+ * already listed: a conversation with fifty cache marks yields one warning, not fifty.
+ */
+export function addWarning(list: Warning[], warning: Warning): void {
+  if (warning.code === "unsupported_field" && list.some((w) => w.code === "unsupported_field" && w.field === warning.field)) return;
+  list.push(warning);
+}

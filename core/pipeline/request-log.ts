@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import { clip, ECHO_MAX_CHARS } from "../http/clip.ts";
 import { pathOf } from "../http/url-path.ts";
-import { authenticatedKeyHash } from "../http/auth-first.ts";
+import { edgeRecordIfAny, edgeRecordOf } from "../http/edge-record.ts";
 import type { RequestContext } from "./context.ts";
 
 /** Characters of an error message a request line keeps: enough to say why, not a whole echoed body. */
@@ -32,20 +32,17 @@ export function logRequest(ctx: RequestContext, status: number, reason?: string)
   ctx.deps.observer?.request(ctx, status);
 }
 
-/** Requests whose line the pipeline writes itself (possibly later, when a stream ends): the front door skips them. */
-const pipelineLogged = new WeakSet<Request>();
-
-/** Called by an inference route as it hands the request to the pipeline, whose renderer then logs it. */
+/**
+ * Called by an inference route as it hands the request to the pipeline, whose renderer then logs it (possibly later,
+ * when a stream ends): the front door skips it.
+ */
 export function pipelineLogs(request: Request): void {
-  pipelineLogged.add(request);
+  edgeRecordOf(request.headers).pipelineLogs = true;
 }
 
-/** The error of each request the edge refused (core/http/edge-envelope.ts notes it), so its line says why. */
-const refusals = new WeakMap<Request, { type: string; message: string }>();
-
-/** `message`: the one the client got in the envelope. */
+/** Notes the error the edge refused `request` with (core/http/edge-envelope.ts), so its line says why; `message`: the one the client got in the envelope. */
 export function noteRefusal(request: Request, errorType: string, message: string): void {
-  refusals.set(request, { type: errorType, message });
+  edgeRecordOf(request.headers).refusal = { type: errorType, message };
 }
 
 /**
@@ -55,12 +52,13 @@ export function noteRefusal(request: Request, errorType: string, message: string
  * item 14). Never the key itself nor the query string.
  */
 export function logEdgeAnswer(logger: Logger, request: Request, response: Response, startedAt: number): void {
-  if (pipelineLogged.has(request)) return;
-  const refusal = refusals.get(request);
+  const record = edgeRecordIfAny(request.headers);
+  if (record?.pipelineLogs) return;
+  const refusal = record?.refusal;
   logger.info(
     {
       id: response.headers.get("x-generation-id") ?? undefined,
-      key: authenticatedKeyHash(request.headers)?.slice(0, 8),
+      key: record?.keyHash?.slice(0, 8),
       method: request.method,
       path: clip(pathOf(request.url)),
       status: response.status,

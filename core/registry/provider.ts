@@ -3,6 +3,7 @@ import type { GeneratedImage, ImageCall } from "../images/types.ts";
 import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
+import type { Warning } from "../model/warnings.ts";
 import type { ModuleBase } from "./define.ts";
 import type { ModuleHelpers } from "./helpers.ts";
 
@@ -25,8 +26,18 @@ export interface UpstreamTarget {
 }
 
 export interface ProviderCall {
+  /** The request to translate: read it, never write it (what could not be carried goes to `warn`). */
   request: CanonicalRequest;
   target: UpstreamTarget;
+  /**
+   * The one way an adapter reports what it could not carry or had to approximate, while building the upstream body
+   * (a dropped field) or while reading the reply (a part it cannot relay): the client sees the warnings of the
+   * attempt that served it (`warnings`, `service_metadata.warnings`), and in strict mode a warning reported before
+   * the upstream is called refuses the attempt with a 422 instead (README "Strict mode"). An `unsupported_field`
+   * warning for a field already reported is dropped, so fifty cache marks make one warning. The provider kit's
+   * `translate(call, build)` reports whatever a body builder recorded on the request it was given.
+   */
+  warn(warning: Warning): void;
   /** Aborted when the client disconnects or the deadline passes; adapters pass it to fetch. */
   signal: AbortSignal;
   helpers: ModuleHelpers;

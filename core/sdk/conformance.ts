@@ -21,6 +21,7 @@ import type { CanonicalResponse } from "../model/response.ts";
 import type { Usage } from "../model/usage.ts";
 import type { ModuleHelpers } from "../registry/helpers.ts";
 import type { ProviderAdapter, ProviderCall, UpstreamTarget } from "../registry/provider.ts";
+import { addWarning } from "../model/warnings.ts";
 
 export interface ConformanceOptions {
   adapter: ProviderAdapter;
@@ -96,6 +97,8 @@ export function adapterConformance(options: ConformanceOptions): void {
     target,
     signal: AbortSignal.timeout(timeout),
     helpers,
+    // As the gateway does: the reported warnings are the call's request's (the response carries none of its own).
+    warn: (warning) => addWarning(request.warnings, warning),
     ...overrides,
   });
 

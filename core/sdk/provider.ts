@@ -30,7 +30,7 @@ export { parseJsonObject, parseTypedEvent, shapelessStream, streamInterrupted, s
 export { isErrorType, isGatewayError } from "../errors.ts";
 
 // What an upstream cannot carry: warnings (README "Strict mode" turns them into a 422), native server tools, deferred tools.
-export { warnUnsupported } from "../provider-kit/warnings.ts";
+export { reporting, translate, warnUnsupported, type WarningSink } from "../provider-kit/warnings.ts";
 /** Pushes any warning (`code`, the request field it concerns, a sentence) onto a request's or a response's list. */
 export { warn } from "../model/warnings.ts";
 export { warnAsyncTools, warnMessageNames, warnNonTextModalities, warnSpeed } from "../provider-kit/request-fields.ts";

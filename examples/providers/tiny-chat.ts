@@ -11,7 +11,7 @@
  *       "providers": [{ "id": "mine", "adapter": "tiny-chat", "base_url": "http://127.0.0.1:8001/v1", "models": [{ "id": "mine/small" }] }] }
  */
 import { defineProvider } from "inference-gateway/sdk";
-import type { CanonicalRequest, CanonicalResponse, EventStream, FinishReason, Part, ProviderCall, StreamEvent, Usage } from "inference-gateway/sdk";
+import type { CanonicalResponse, EventStream, FinishReason, Part, ProviderCall, StreamEvent, Usage } from "inference-gateway/sdk";
 import {
   bearerHeaders,
   emptyUsage,
@@ -55,8 +55,9 @@ interface WireCompletion {
 
 const FINISH: Record<string, FinishReason> = { stop: "stop", length: "length", tool_calls: "tool_calls", content_filter: "content_filter" };
 
-/** The request body: what chat completions can carry, a warning for each part it cannot. */
-function bodyOf(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
+/** The request body: what chat completions can carry, a warning (`call.warn`) for each part it cannot. */
+function bodyOf(call: ProviderCall, upstreamModel: string, stream: boolean): Record<string, unknown> {
+  const request = call.request;
   refuseNativeServerTools(request.tools, "tiny-chat");
   const messages: Array<Record<string, unknown>> = [];
   const system = request.system.map((part) => part.text).join("\n");
@@ -66,7 +67,7 @@ function bodyOf(request: CanonicalRequest, upstreamModel: string, stream: boolea
     const calls = message.parts.flatMap((part) => (part.type === "tool-call" ? [{ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } }] : []));
     for (const part of message.parts) {
       if (part.type === "tool-result") messages.push({ role: "tool", tool_call_id: part.callId, content: typeof part.content === "string" ? part.content : part.content.map((p) => (p.type === "text" ? p.text : "")).join("") });
-      else if (part.type !== "text" && part.type !== "tool-call" && part.type !== "reasoning") warnUnsupported(request.warnings, `messages[${i}].${part.type}`, `tiny-chat sends text only; a ${part.type} part was not sent`);
+      else if (part.type !== "text" && part.type !== "tool-call" && part.type !== "reasoning") warnUnsupported(call, `messages[${i}].${part.type}`, `tiny-chat sends text only; a ${part.type} part was not sent`);
     }
     if (message.role !== "tool") messages.push(calls.length > 0 ? { role: message.role, content: text || null, tool_calls: calls } : { role: message.role, content: text });
   });
@@ -90,7 +91,7 @@ function usageOf(wire: WireUsage | null | undefined): Usage {
 }
 
 async function send(call: ProviderCall, stream: boolean): Promise<Response> {
-  const body = bodyOf(call.request, call.target.upstreamModel, stream);
+  const body = bodyOf(call, call.target.upstreamModel, stream);
   call.onUpstreamBody?.(body);
   return postJson(call, `${call.target.baseUrl.replace(/\/+$/, "")}/chat/completions`, body, bearerHeaders(call));
 }

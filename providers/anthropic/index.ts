@@ -4,7 +4,7 @@
  * Split like Portkey: `request.ts`, `response.ts`, `stream.ts`.
  */
 import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
-import { parseSse, postJson, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
+import { parseSse, postJson, readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { anthropicOptionsSchema } from "./options.ts";
 import { anthropicHeaders, toAnthropicBody } from "./request.ts";
@@ -19,7 +19,7 @@ export function messagesUrl(baseUrl: string): string {
 }
 
 async function send(call: ProviderCall, stream: boolean): Promise<Response> {
-  const body = toAnthropicBody(call.request, call.target, stream);
+  const body = translate(call, (request) => toAnthropicBody(request, call.target, stream));
   call.onUpstreamBody?.(body);
   return postJson(call, messagesUrl(call.target.baseUrl), body, anthropicHeaders(call.request, call.target), { mapError: mapAnthropicError });
 }

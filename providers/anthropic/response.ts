@@ -1,6 +1,6 @@
 /** Anthropic Message body → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
 import type { CanonicalResponse, Part, ProviderCall, Warning } from "../../core/sdk/index.ts";
-import { ANTHROPIC_REASONING_FORMAT, emptyUsage, unexpectedBody, warnUnsupported } from "../../core/sdk/provider.ts";
+import { ANTHROPIC_REASONING_FORMAT, emptyUsage, reporting, unexpectedBody, warnUnsupported } from "../../core/sdk/provider.ts";
 import { mapAnthropicError } from "./errors.ts";
 import { annotationsOf } from "./citations.ts";
 import { mapStopReason, mapUsage } from "./finish-usage.ts";
@@ -53,14 +53,14 @@ function partsOf(blocks: readonly WireBlock[], searchName: string, warnings: War
 
 /**
  * Builds the canonical response; a 200 body that is an error (never expected, but cheap to honour) is thrown.
- * Dropped blocks are reported on `request.warnings`, the list the pipeline copies into the response and shows in
- * `service_metadata` (the same sink the stream path uses).
+ * Dropped blocks are reported through `call.warn`: the pipeline copies them into the response and shows them in
+ * `service_metadata` (as on the stream path).
  */
 export function fromAnthropicMessage(body: WireMessage, call: ProviderCall): CanonicalResponse {
   if (body.type === "error") throw mapAnthropicError(200, body, new Headers(), call.helpers.error);
   if (!Array.isArray(body.content)) throw unexpectedBody(call, "no content blocks");
-  const warnings: Warning[] = call.request.warnings;
-  const parts = partsOf(body.content, webSearchPartName(call.request), warnings);
+  const content = body.content;
+  const parts = reporting(call, (warnings) => partsOf(content, webSearchPartName(call.request), warnings));
   const response: CanonicalResponse = {
     id: body.id ?? "",
     model: body.model ?? call.target.upstreamModel,

@@ -97,7 +97,7 @@ class AnthropicStreamState {
         return;
       default:
         this.blocks.set(index, { kind: "ignored", id: "", citations: [], text: "" });
-        warnUnsupported(this.call.request.warnings, `content.${block.type}`, `Anthropic streamed a ${block.type} block, which the gateway cannot relay; it was dropped`);
+        warnUnsupported(this.call, `content.${block.type}`, `Anthropic streamed a ${block.type} block, which the gateway cannot relay; it was dropped`);
     }
   }
 
@@ -115,7 +115,7 @@ class AnthropicStreamState {
     this.blocks.set(index, { kind: "ignored", id: "", citations: [], text: "" });
     const query = isWebSearchResult(block) ? this.searches.get(block.tool_use_id as string) : undefined;
     if (query === undefined) {
-      warnUnsupported(this.call.request.warnings, `content.${block.type}`, `Anthropic streamed a ${block.type} block, which the gateway cannot relay; it was dropped`);
+      warnUnsupported(this.call, `content.${block.type}`, `Anthropic streamed a ${block.type} block, which the gateway cannot relay; it was dropped`);
       return;
     }
     this.searches.delete(block.tool_use_id as string);

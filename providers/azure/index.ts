@@ -11,6 +11,7 @@
  * place that may name several adapters; `requires` says so to the registry.
  */
 import { defineProvider, type ProviderAdapter, type ProviderCall } from "../../core/sdk/index.ts";
+import { translate } from "../../core/sdk/provider.ts";
 import { azureOptionsSchema } from "./options.ts";
 import { AZURE_PARAMETERS } from "./parameters.ts";
 import { planOf } from "./plan.ts";
@@ -27,7 +28,7 @@ export function azureAdapter(translations: AzureTranslations) {
   /** The translation for the target's API, and the call it is given. */
   const route = (call: ProviderCall) => {
     const plan = planOf(call.target);
-    if (plan.api === "chat") return { translation: translations.chat, call: azureCall(call, plan, forAzureChat(call.request)) };
+    if (plan.api === "chat") return { translation: translations.chat, call: azureCall(call, plan, translate(call, forAzureChat)) };
     return { translation: translations.responses, call: azureCall(call, plan, call.request) };
   };
   return defineProvider({

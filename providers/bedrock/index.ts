@@ -5,7 +5,7 @@
  * (`endpoint.ts`), each call signed over its exact body (`signing.ts`) and sent with the gateway's own HTTP client.
  */
 import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
-import { postBody, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
+import { postBody, readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
 import { type BedrockAuth, CredentialError } from "./credentials.ts";
 import { type BedrockEndpoint, endpointOf, prepareBedrockTarget } from "./endpoint.ts";
 import { errorTypeOf, mapBedrockError, STALE_CREDENTIALS } from "./errors.ts";
@@ -24,7 +24,7 @@ const STREAM_ACCEPT = { accept: "application/vnd.amazon.eventstream" };
 
 /** One call's reply (2xx), and the authentication it was sent with (to keep its secrets out of any error). */
 async function send(call: ProviderCall, endpoint: BedrockEndpoint, stream: boolean): Promise<{ response: Response; auth: BedrockAuth }> {
-  const body = toConverseBody(call.request, endpoint);
+  const body = translate(call, (request) => toConverseBody(request, endpoint));
   call.onUpstreamBody?.(body);
   const text = JSON.stringify(body);
   const url = stream ? endpoint.streamUrl : endpoint.converseUrl;

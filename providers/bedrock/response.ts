@@ -1,6 +1,6 @@
 /** A Converse reply → canonical response. */
 import type { CanonicalResponse, Part, ProviderCall, Warning } from "../../core/sdk/index.ts";
-import { ANTHROPIC_REASONING_FORMAT, emptyUsage, isPlainObject, unexpectedBody, warnUnsupported } from "../../core/sdk/provider.ts";
+import { ANTHROPIC_REASONING_FORMAT, emptyUsage, isPlainObject, reporting, unexpectedBody, warnUnsupported } from "../../core/sdk/provider.ts";
 import type { BedrockEndpoint } from "./endpoint.ts";
 import { mapStopReason, mapUsage } from "./finish-usage.ts";
 import { reasoningFormat } from "./models.ts";
@@ -41,7 +41,7 @@ export function fromConverseResponse(body: WireConverseResponse, requestId: stri
   const parts: Part[] = [];
   for (const block of content) {
     if (!isPlainObject(block)) continue;
-    const part = partOf(block as WireResponseBlock, format, answerTool, call.request.warnings);
+    const part = reporting(call, (warnings) => partOf(block as WireResponseBlock, format, answerTool, warnings));
     if (part !== undefined) parts.push(part);
   }
   const answered = answerTool !== undefined && !parts.some((p) => p.type === "tool-call");

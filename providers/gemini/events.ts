@@ -58,10 +58,7 @@ export class GeminiTranslator {
   private blockReason: string | undefined;
   private usage: Usage | undefined;
 
-  constructor(
-    private readonly call: ProviderCall,
-    private readonly warnings: Warning[],
-  ) {}
+  constructor(private readonly call: ProviderCall) {}
 
   /** `start` once, from the first chunk (or none). */
   *begin(chunk: GeminiResponse | undefined): Generator<StreamEvent> {
@@ -152,7 +149,7 @@ export class GeminiTranslator {
       return;
     }
     const kind = Object.keys(part).find((key) => key !== "thoughtSignature") ?? "empty";
-    warnUnsupported(this.warnings, `response.${kind}`, `Gemini returned a ${kind} part, which the gateway cannot relay; it was dropped`);
+    warnUnsupported(this.call, `response.${kind}`, `Gemini returned a ${kind} part, which the gateway cannot relay; it was dropped`);
   }
 
   /** A signature for the part about to follow: onto the open, unsigned thoughts, else as its own reasoning part. */

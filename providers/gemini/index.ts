@@ -4,7 +4,7 @@
  * `request.ts`, `response.ts`, `stream.ts`.
  */
 import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
-import { parseSse, postJson, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
+import { parseSse, postJson, readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
 import { mapGeminiError } from "./errors.ts";
 import { geminiOptionsSchema } from "./options.ts";
 import { geminiHeaders, geminiUrl, toGeminiBody } from "./request.ts";
@@ -14,7 +14,7 @@ import type { GeminiResponse } from "./wire.ts";
 import { GEMINI_PARAMETERS } from "./parameters.ts";
 
 async function send(call: ProviderCall, stream: boolean): Promise<Response> {
-  const body = toGeminiBody(call.request, call.target);
+  const body = translate(call, (request) => toGeminiBody(request, call.target));
   call.onUpstreamBody?.(body);
   const url = geminiUrl(call.target.baseUrl, call.target.upstreamModel, stream);
   return postJson(call, url, body, geminiHeaders(call.target), { mapError: mapGeminiError });

@@ -10,7 +10,7 @@ import type { GeminiResponse } from "./wire.ts";
 
 /** Translates the parsed SSE of one Gemini stream. A client abort is rethrown; other failures end in `error`. */
 export async function* geminiStreamToEvents(sse: AsyncIterable<SseEvent>, call: ProviderCall): AsyncGenerator<StreamEvent, void, undefined> {
-  const translator = new GeminiTranslator(call, call.request.warnings);
+  const translator = new GeminiTranslator(call);
   try {
     for await (const event of sse) {
       const chunk = parseJsonObject<GeminiResponse>(event.data);

@@ -6,7 +6,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { type CanonicalResponse, defineProvider, eventsFromResponse, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
-import { bearerHeaders, parseSse, postJson, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
+import { bearerHeaders, parseSse, postJson, readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
 import { toResponsesBody } from "./request.ts";
 import { fromResponsesResult } from "./response.ts";
 import { responsesStreamToEvents } from "./stream.ts";
@@ -20,7 +20,7 @@ export function responsesUrl(baseUrl: string): string {
 
 /** Sends the request; a non-2xx reply is thrown as a mapped GatewayError before anything is returned. */
 async function send(call: ProviderCall, stream: boolean): Promise<Response> {
-  const body = toResponsesBody(call.request, call.target, stream);
+  const body = translate(call, (request) => toResponsesBody(request, call.target, stream));
   call.onUpstreamBody?.(body);
   return postJson(call, responsesUrl(call.target.baseUrl), body, bearerHeaders(call));
 }

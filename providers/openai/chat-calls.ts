@@ -3,7 +3,7 @@
  * response.ts, stream.ts) with a kind's quirks (./quirks.ts) around it. Built once per kind at start-up.
  */
 import { type CanonicalResponse, eventsFromResponse, type EventStream, type ProviderAdapter, type ProviderCall } from "../../core/sdk/index.ts";
-import { bearerHeaders, parseSse, postJson, readJsonObject, streamBody } from "../../core/sdk/provider.ts";
+import { bearerHeaders, parseSse, postJson, readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
 import { openAIImages } from "./images.ts";
 import type { ChatQuirks, ReplyQuirk } from "./quirks.ts";
 import { toChatBody } from "./request.ts";
@@ -22,8 +22,12 @@ export function chatCalls(quirks: ChatQuirks = {}): Pick<ProviderAdapter, "gener
   const postOptions = mapError ? { mapError } : {};
 
   async function send(call: ProviderCall, stream: boolean): Promise<Response> {
-    const body = toChatBody(call.request, call.target, stream, ownsReasoning);
-    if (adjust !== undefined) adjust(body, call);
+    // A kind's quirks adjust the body inside the translation: what they drop is reported with the rest.
+    const body = translate(call, (request) => {
+      const built = toChatBody(request, call.target, stream, ownsReasoning);
+      if (adjust !== undefined) adjust(built, { ...call, request });
+      return built;
+    });
     call.onUpstreamBody?.(body);
     return postJson(call, chatCompletionsUrl(call.target.baseUrl), body, bearerHeaders(call), postOptions);
   }

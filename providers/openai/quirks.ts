@@ -25,7 +25,11 @@ export interface ReplyQuirk {
 }
 
 export interface ChatQuirks {
-  /** Adjusts the translated body before it is sent (refused fields dropped with a warning, renamed fields, ids). */
+  /**
+   * Adjusts the translated body before it is sent (refused fields dropped with a warning, renamed fields, ids). It
+   * runs inside the translation (chat-calls.ts, the kit's `translate`): `call.request` is the translation's own copy,
+   * and what the hook adds to its `warnings` is reported through `call.warn` with the translation's.
+   */
   request?(body: ChatRequestBody, call: ProviderCall): void;
   /** The request hook sends the reasoning settings itself (the translation neither sends nor warns about them). */
   ownsReasoning?: boolean;

@@ -4,7 +4,7 @@
  * It also makes images (images.ts): for `service:image_generation`, and as chat / Responses image output.
  */
 import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall, ResponseBuilder } from "../../core/sdk/index.ts";
-import { mapUpstreamError, refuseNativeServerTools, resolveDeferredTools, warnUnsupported } from "../../core/sdk/provider.ts";
+import { mapUpstreamError, refuseNativeServerTools, resolveDeferredTools, translate, warnUnsupported } from "../../core/sdk/provider.ts";
 import { planEvents } from "./canonical-events.ts";
 import { simulate } from "./engine.ts";
 import { simRequestFromCanonical } from "./from-canonical.ts";
@@ -21,9 +21,9 @@ async function stream(call: ProviderCall): Promise<EventStream> {
   refuseNativeServerTools(call.request.tools, "simulator"); // it has no search of its own: a 400, not a silent drop
   // An upstream's own typed tool (Anthropic's web_search_20250305 when the gateway cannot stand in for it) is not run.
   call.request.tools.forEach((tool, index) => {
-    if (tool.kind === "server") warnUnsupported(call.request.warnings, `tools[${index}]`, `Server tool ${tool.type} cannot be run by the simulator and was not sent`);
+    if (tool.kind === "server") warnUnsupported(call, `tools[${index}]`, `Server tool ${tool.type} cannot be run by the simulator and was not sent`);
   });
-  const request = simRequestFromCanonical(resolveDeferredTools(call.request, "simulator"));
+  const request = simRequestFromCanonical(translate(call, (canonical) => resolveDeferredTools(canonical, "simulator")));
   // The "upstream body" of an in-process upstream is what the engine receives.
   call.onUpstreamBody?.(request);
   const plan = simulate(request, call.target.options as SimulatorOptions);

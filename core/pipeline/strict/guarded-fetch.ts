@@ -1,9 +1,10 @@
 /**
  * The one moment an adapter's translation is complete and nothing has left yet: its first upstream fetch. Every
- * adapter builds its whole body first and then sends it through the injected `helpers.fetch` (ARCHITECTURE §1.4), so
- * in strict mode an attempt hands the adapter helpers whose fetch first looks at what the adapter recorded while
- * building, and refuses — without calling the upstream — when anything was lost. Per attempt and only in strict
- * mode: it closes over that attempt's own warnings list.
+ * adapter builds its whole body first and then sends it through the injected `helpers.fetch` (the provider kit's
+ * `postJson`/`postBody` do), so in strict mode an attempt hands the adapter helpers whose fetch first looks at what
+ * the adapter reported through `call.warn` while building, and refuses — without calling the upstream — when
+ * anything was lost, naming every field at once. The fetch is that moment for any adapter, the kit's or not. Per
+ * attempt and only in strict mode: it closes over that attempt's own warnings list.
  */
 import type { GatewayError } from "../../errors.ts";
 import type { Warning } from "../../model/warnings.ts";

@@ -10,6 +10,7 @@ import { GatewayError } from "../../errors.ts";
 import type { StreamEvent } from "../../model/events.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
+import { addWarning, type Warning } from "../../model/warnings.ts";
 import type { ModuleHelpers } from "../../registry/helpers.ts";
 import type { ProviderCall } from "../../registry/provider.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
@@ -46,11 +47,15 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
   const controller = new AbortController();
   if (ctx.signal.aborted) controller.abort(ctx.signal.reason);
   else ctx.signal.addEventListener("abort", () => controller.abort(ctx.signal.reason), { once: true });
+  // The attempt's own warnings list (fallbacks.ts gives each attempt a copy): what `call.warn` reports goes there,
+  // and only the served attempt's list reaches the client.
+  const warnings = options.request.warnings;
   const call: ProviderCall = {
     request: options.request,
     target: endpoint.target,
     signal: controller.signal,
-    helpers: attemptHelpers(ctx, endpoint, options.request, controller),
+    helpers: attemptHelpers(ctx, endpoint, options.request.stream, warnings, controller),
+    warn: (warning) => addWarning(warnings, warning),
     ...(options.onUpstreamBody ? { onUpstreamBody: options.onUpstreamBody } : {}),
   };
   const startedAt = performance.now();
@@ -90,12 +95,13 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
 
 /**
  * The adapter's helpers. A stream reads its body for minutes, a one-shot call at once: each gets the fetch suited to
- * it (deps.ts). In strict mode the fetch first refuses what the adapter could not carry (strict/guarded-fetch.ts).
+ * it (deps.ts). In strict mode the fetch first refuses what the adapter reported through `call.warn` before calling
+ * (strict/guarded-fetch.ts).
  */
-function attemptHelpers(ctx: RequestContext, endpoint: Endpoint, request: CanonicalRequest, controller: AbortController): ModuleHelpers {
-  const helpers = helpersFor(request.stream ? ctx.deps.streamHelpers : ctx.deps.helpers, endpoint.provider);
+function attemptHelpers(ctx: RequestContext, endpoint: Endpoint, stream: boolean, warnings: Warning[], controller: AbortController): ModuleHelpers {
+  const helpers = helpersFor(stream ? ctx.deps.streamHelpers : ctx.deps.helpers, endpoint.provider);
   if (ctx.strict !== true) return helpers;
-  const guard = { warnings: request.warnings, from: request.warnings.length, upstream: endpoint.provider.id, abort: (reason: GatewayError) => controller.abort(reason) };
+  const guard = { warnings, from: warnings.length, upstream: endpoint.provider.id, abort: (reason: GatewayError) => controller.abort(reason) };
   return strictHelpers(helpers, guard);
 }
 

@@ -4,6 +4,7 @@ import { GatewayError } from "../../../core/errors.ts";
 import type { Kv } from "../../../core/kv/kv.ts";
 import type { CanonicalRequest } from "../../../core/model/request.ts";
 import type { ModuleHelpers } from "../../../core/registry/helpers.ts";
+import { addWarning } from "../../../core/model/warnings.ts";
 import type { ProviderCall, UpstreamTarget } from "../../../core/registry/provider.ts";
 import { canonicalRequest as baseRequest } from "../pipeline/helpers.ts";
 
@@ -43,13 +44,16 @@ export function target(overrides: Partial<UpstreamTarget> = {}): UpstreamTarget 
 
 /** A ProviderCall with fresh helpers and a never-aborted signal unless given. */
 export function providerCall(overrides: Partial<ProviderCall> = {}): ProviderCall {
-  return {
+  const call: ProviderCall = {
     request: canonicalRequest(),
     target: target(),
     signal: new AbortController().signal,
     helpers: fakeHelpers(),
+    // As an attempt does: what the adapter reports lands on the call's request's list, where tests read it.
+    warn: (warning) => addWarning(call.request.warnings, warning),
     ...overrides,
   };
+  return call;
 }
 
 /** A byte stream delivering `chunks` one by one (strings are UTF-8 encoded). */
