@@ -6,6 +6,7 @@
  */
 import type { Finish, GatewayError, ProviderCall, StreamEvent, Usage } from "../../core/sdk/index.ts";
 import { isErrorType, mapUpstreamError, parseJsonObject, shapelessStream, type SseEvent, streamInterrupted, streamReadFailure } from "../../core/sdk/provider.ts";
+import { ContentChunks } from "./content-chunks.ts";
 import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";
@@ -31,6 +32,7 @@ export async function* chatStreamToEvents(
     onLateToolDelta: (index) => call.helpers.logger.warn({ provider: call.target.providerId, index }, "tool-call fragment after the call closed; dropped"),
   });
   let started = false;
+  const light = onChunk === undefined ? new ContentChunks() : undefined;
   let finish: Finish | undefined;
   let usage: Usage | undefined;
   let sawDone = false;
@@ -46,7 +48,13 @@ export async function* chatStreamToEvents(
         sawDone = true;
         break;
       }
-      const chunk = parseJsonObject<ChatCompletion>(event.data);
+      // Most chunks repeat the last plain-content one but for its text: read just the text (./content-chunks.ts).
+      // A kind that reads or changes chunks gets every one parsed whole.
+      let chunk = started && light !== undefined ? light.read(event.data) : undefined;
+      if (chunk === undefined) {
+        chunk = parseJsonObject<ChatCompletion>(event.data);
+        if (chunk !== undefined && light !== undefined) light.learn(event.data, chunk);
+      }
       if (chunk === undefined) {
         if (!started) yield start(undefined);
         yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
