@@ -17,6 +17,9 @@ import { peerSpelling } from "../shared/tool-spelling.ts";
 import { serverToolEndDelta, serverToolStartDelta } from "./server-tool-calls.ts";
 import { chatUsage } from "./usage.ts";
 
+/** Characters JSON.stringify writes escaped (surrogates too: a lone one is escaped, so none take the short way). */
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** Per reasoning part: its upstream id/format and the detail indexes assigned to its text and summary items. */
 interface ReasoningState {
   id?: string;
@@ -174,7 +177,9 @@ export class ChatStreamEncoder {
     if (!this.textStarts.has(event.id)) this.textStarts.set(event.id, this.contentLength);
     this.contentLength += event.delta.length;
     this.textPrefix ??= `${JSON.stringify(this.chunk([])).slice(0, -3)}[{"index":0,"delta":{"content":`;
-    return `${this.textPrefix}${JSON.stringify(event.delta)}},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}`;
+    // Text JSON writes as it is (no quote, backslash, control character or surrogate) needs no JSON.stringify.
+    const text = NEEDS_ESCAPING.test(event.delta) ? JSON.stringify(event.delta) : `"${event.delta}"`;
+    return `${this.textPrefix}${text}},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}`;
   }
 
   /** Chunks due when the event stream is over: the separate usage chunk when `stream_options.include_usage` asked for it. */

@@ -79,6 +79,19 @@ describe("chat stream: prebuilt text frames", () => {
     expect(encoder.textChunkJson(plain)).toBe(JSON.stringify(twin.handle(plain)[0]));
   });
 
+  test("every UTF-16 code unit, alone and in text, writes as JSON.stringify writes it", () => {
+    const fast = new ChatStreamEncoder(chatContext());
+    const canonical = new ChatStreamEncoder(chatContext());
+    fast.handle(starts[0]!);
+    canonical.handle(starts[0]!);
+    const mismatches: number[] = [];
+    for (let code = 0; code < 0x10000; code++) {
+      const event: StreamEvent = { type: "text-delta", id: "t1", delta: `a${String.fromCharCode(code)}b` };
+      if (fast.textChunkJson(event) !== JSON.stringify(canonical.handle(event)[0])) mismatches.push(code);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
   test("logprobs and annotations in the stream keep their bytes too", async () => {
     const extra: StreamEvent[] = [{ type: "text-delta", id: "t1", delta: "lp", logprobs: [{ token: "lp", logprob: -0.5, bytes: [108, 112], top_logprobs: [] }] }];
     const events = streamOf(starts[0]!, ["a", "b"], extra);
