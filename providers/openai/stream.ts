@@ -11,7 +11,7 @@ import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";
 import type { ReplyQuirk } from "./quirks.ts";
-import type { ChatCompletion, WireError } from "./wire.ts";
+import type { ChatCompletion, WireChoice, WireError } from "./wire.ts";
 
 /**
  * Translates the parsed SSE of one chat-completions stream. The finish reason arrives before the usage-only chunk
@@ -72,7 +72,7 @@ export async function* chatStreamToEvents(
       }
       if (chunk.usage) usage = mapUsage(chunk.usage);
       // Only choice 0: the adapter never asks for `n` > 1.
-      const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+      const choice = firstChoice(chunk);
       if (choice === undefined) continue;
       if (choice.delta) {
         const logprobs = choice.logprobs?.content;
@@ -111,6 +111,15 @@ export async function* chatStreamToEvents(
   // [DONE] without any finish_reason: the upstream ended deliberately but did not say why.
   const last = finish ?? { reason: "other" };
   yield { type: "finish", finish: onFinish === undefined ? last : onFinish(last) };
+}
+
+/** Choice 0 of a chunk (a loop, not `find` with a closure: once per chunk of every stream). */
+function firstChoice(chunk: ChatCompletion): WireChoice | undefined {
+  const choices = chunk.choices;
+  // Not an array (a malformed chunk): as `find` would have it, a TypeError for the translation to report.
+  if (!Array.isArray(choices)) return choices === undefined || choices === null ? undefined : (choices as WireChoice[]).find((c) => (c.index ?? 0) === 0);
+  for (let i = 0; i < choices.length; i++) if ((choices[i]!.index ?? 0) === 0) return choices[i];
+  return undefined;
 }
 
 function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): StreamEvent {
