@@ -21,14 +21,33 @@ import { cpuMsOf, ensureMaxHttpRequests, rssOf, runForDuration, startBurst, type
 import { heapGrowth, heapKinds } from "./profile-heap.ts";
 import { summarizeProfile, type CpuProfile } from "./profile-cpu.ts";
 import { BODIES, MODEL } from "./requests.ts";
+import { BUILTIN_SLUGS } from "../core/guardrails/detectors/builtins.ts";
 
 await ensureMaxHttpRequests("16384");
+
+/** Gives the key (by hash) a guardrail with every built-in detector, as bench/feature-cost.ts's limited arm has. */
+async function guardKey(base: string, hash: string): Promise<void> {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as { data: { id?: string } };
+  };
+  const guardrail = await post("/guardrails", { name: "profile: every built-in detector", content_filter_builtins: BUILTIN_SLUGS.map((slug) => ({ slug, action: "flag" })), apply_to: "both" });
+  await post(`/guardrails/${guardrail.data.id}/assignments/keys`, { key_hashes: [hash] });
+}
 
 const HERE = import.meta.dir;
 const ROOT = dirname(HERE);
 const PROFILE_MS = Number(process.env.PROFILE_MS ?? 10_000);
 const STREAMS = Number(process.env.PROFILE_STREAMS ?? 1000);
 const INTERVAL_US = Number(process.env.PROFILE_INTERVAL_US ?? 500);
+/** `PROFILE_LOAD=long`: profile long streams (200 chunks, 16 clients) instead of plain requests; the memory part as before. */
+const LONG = process.env.PROFILE_LOAD === "long";
+/** `PROFILE_LOAD=burst`: short streams (16 chunks) from 64 clients, for what setting up a stream costs. */
+const BURST = process.env.PROFILE_LOAD === "burst";
+/** `PROFILE_KEY=limited`: the key has a credit limit, a rate limit and a guardrail with every built-in detector (as bench/feature-cost.ts's). */
+const LIMITED = process.env.PROFILE_KEY === "limited";
+const LOAD = BURST ? { body: BODIES.burst, stream: true, concurrency: 64, name: "short streams (16 chunks), 64 clients" } : LONG ? { body: BODIES.long, stream: true, concurrency: 16, name: "streamed 200 chunks, 16 clients" } : { body: BODIES.plain, stream: false, concurrency: 64, name: "non-streamed, 64 clients" };
 const CORE = process.env.BENCH_CORE ?? (cpus().length > 1 ? "1" : "");
 const ADMIN_KEY = "bench-admin-key-0123456789abcdef";
 /** Streams held open long enough to open them all and snapshot the heap: 100 chunks 100 ms apart. */
@@ -65,17 +84,19 @@ try {
   });
   children.push(gw);
   const base = `http://127.0.0.1:${gw.port}/api/v1`;
-  const created = await fetch(`${base}/keys`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name: "profile" }) });
-  const key = ((await created.json()) as { key: string }).key;
+  const created = await fetch(`${base}/keys`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name: "profile", ...(LIMITED ? { limit: 1000, rate_limit: { requests: 1_000_000_000, tokens: 1_000_000_000, interval_seconds: 60 } } : {}) }) });
+  const made = (await created.json()) as { key: string; data: { hash: string } };
+  const key = made.key;
+  if (LIMITED) await guardKey(base, made.data.hash);
   const spec = (body: string, stream: boolean): RequestSpec => ({ url: `${base}/chat/completions`, headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body, stream });
 
   log("warm-up, 3 s");
-  await runForDuration(spec(BODIES.plain, false), 64, 3000);
+  await runForDuration(spec(LOAD.body, LOAD.stream), LOAD.concurrency, 3000);
   const mark = async () => ((await gw.ask("mark")) as { mark: number }).mark;
-  log(`profiling non-streamed c=64 for ${PROFILE_MS / 1000} s (gateway pinned to core ${CORE || "—"})`);
+  log(`profiling ${LOAD.name} for ${PROFILE_MS / 1000} s (gateway pinned to core ${CORE || "—"})`);
   const from = await mark();
   const cpuBefore = cpuMsOf(gw.pid);
-  const load = await runForDuration(spec(BODIES.plain, false), 64, PROFILE_MS);
+  const load = await runForDuration(spec(LOAD.body, LOAD.stream), LOAD.concurrency, PROFILE_MS);
   const cpuMs = cpuMsOf(gw.pid) - cpuBefore;
   const to = await mark();
   if (load.errors > 0) throw new Error(`the load had errors: ${load.errorSamples.join("; ")}`);
@@ -130,7 +151,7 @@ try {
   })();
   const date = new Date().toISOString().slice(0, 10);
   const lines: string[] = [];
-  lines.push(`# Profile of a plain request, ${date}`);
+  lines.push(`# Profile of ${LONG ? "a long stream" : BURST ? "short streams" : "a plain request"}${LIMITED ? " (a key with a credit limit, a rate limit and every built-in detector)" : ""}, ${date}`);
   lines.push("");
   lines.push(
     `Commit ${commit}, Bun ${Bun.version}, ${cpus().length} cores, load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} at the start ` +
@@ -139,7 +160,7 @@ try {
       `Made with \`npm run bench:profile\` (bench/profile.ts).`,
   );
   lines.push("");
-  lines.push("## CPU: non-streamed, 64 clients");
+  lines.push(`## CPU: ${LOAD.name}`);
   lines.push("");
   lines.push(
     `${requests.toLocaleString("en-US")} requests in ${(load.elapsedMs / 1000).toFixed(1)} s (${Math.round(load.rps).toLocaleString("en-US")} req/s), ` +
@@ -182,7 +203,7 @@ try {
   for (const g of growth.slice(0, 30)) lines.push(`| ${g.kind.replaceAll("|", "\\|")} | ${perStream(g.count).toFixed(2)} | ${perStream(g.bytes).toFixed(0)} | ${((g.bytes / grown) * 100).toFixed(1)} % |`);
   lines.push("");
   const markdown = lines.join("\n");
-  const out = join(HERE, "results", `profile-${date}.md`);
+  const out = join(HERE, "results", `profile-${date}${LONG ? "-long-streams" : BURST ? "-short-streams" : ""}${LIMITED ? "-limited-key" : ""}.md`);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${markdown}\n`);
   process.stdout.write(`${markdown}\n`);

@@ -92,7 +92,7 @@ async function findAll(slots: readonly TextSlot[], filters: readonly Filter[], r
   for (const { detector, slot } of onLoop) {
     const text = slots[slot]!.text;
     found.get(detector)![slot] = detector.findSliced ? await detector.findSliced(text, slices) : detector.find(text);
-    await slices.next();
+    if (slices.due()) await slices.next();
   }
   if (fromWorker) {
     const results = await fromWorker;

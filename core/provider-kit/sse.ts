@@ -16,6 +16,9 @@ export interface SseEvent {
   id?: string;
 }
 
+/** The decoder's options for every read but the last (one object, not one per read). */
+const STREAMING = { stream: true } as const;
+
 /** Assembles fields of one event across lines; reset after each dispatch. */
 class EventAssembler {
   /** The first data line, and the rest only when there are several (almost every event has exactly one). */
@@ -70,7 +73,8 @@ class EventAssembler {
     return out;
   }
 
-  private addData(value: string): void {
+  /** One `data` line's value. */
+  addData(value: string): void {
     if (this.data === undefined) this.data = value;
     else (this.moreData ??= []).push(value);
   }
@@ -96,7 +100,7 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      let text = decoder.decode(value, { stream: true });
+      let text = decoder.decode(value, STREAMING);
       if (skipLeadingLf && text.length > 0) {
         if (text.charCodeAt(0) === 0x0a) text = text.slice(1);
         skipLeadingLf = false;
@@ -105,10 +109,15 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
       if (text.indexOf("\r") === -1) {
         // LF-only text (what every provider sends): native indexOf instead of a loop over characters.
         for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", start)) {
-          const line = partial === "" ? text.slice(start, i) : partial + text.slice(start, i);
-          partial = "";
+          let event: SseEvent | undefined;
+          if (partial !== "") {
+            event = assembler.line(partial + text.slice(start, i));
+            partial = "";
+          } else if (i === start) event = assembler.dispatch();
+          // The common line, read in place: no string made for the line itself, only for its data.
+          else if (text.startsWith("data: ", start)) assembler.addData(text.slice(start + 6, i));
+          else event = assembler.line(text.slice(start, i));
           start = i + 1;
-          const event = assembler.line(line);
           if (event) yield event;
         }
       } else {

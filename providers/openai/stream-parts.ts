@@ -39,8 +39,9 @@ export class PartTracker {
   /** Events for one delta, in canonical order: reasoning, text, refusal, tool calls. */
   delta(delta: WireMessageOut, logprobs: unknown[] | undefined): StreamEvent[] {
     const out: StreamEvent[] = [];
-    const details = delta.reasoning_details ?? [];
-    if (details.length > 0) {
+    // Read without `?? []`: this runs once per chunk of every stream, and an empty array each time adds up.
+    const details = delta.reasoning_details;
+    if (details !== undefined && details !== null && details.length > 0) {
       for (const detail of details) this.reasoningDetail(detail, out);
     } else {
       // OpenRouter repeats detail text in `reasoning`; only use it when no details came with it.
@@ -65,8 +66,10 @@ export class PartTracker {
       }
       out.push({ type: "refusal-delta", id: this.open.id, delta: delta.refusal });
     }
-    (delta.tool_calls ?? []).forEach((call, position) => this.toolCall(call, position, out));
-    for (const image of delta.images ?? []) {
+    const calls = delta.tool_calls;
+    if (calls !== undefined && calls !== null) calls.forEach((call, position) => this.toolCall(call, position, out));
+    const images = delta.images;
+    if (images !== undefined && images !== null) for (const image of images) {
       const url = image?.image_url?.url;
       if (typeof url !== "string" || url === "") continue;
       // An image is a block of its own: text after it starts a new part, as it does after a tool call.

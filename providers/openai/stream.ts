@@ -6,11 +6,12 @@
  */
 import type { Finish, GatewayError, ProviderCall, StreamEvent, Usage } from "../../core/sdk/index.ts";
 import { isErrorType, mapUpstreamError, parseJsonObject, shapelessStream, type SseEvent, streamInterrupted, streamReadFailure } from "../../core/sdk/provider.ts";
+import { ContentChunks } from "./content-chunks.ts";
 import { mapFinish } from "./finish.ts";
 import { PartTracker } from "./stream-parts.ts";
 import { mapUsage } from "./usage.ts";
 import type { ReplyQuirk } from "./quirks.ts";
-import type { ChatCompletion, WireError } from "./wire.ts";
+import type { ChatCompletion, WireChoice, WireError } from "./wire.ts";
 
 /**
  * Translates the parsed SSE of one chat-completions stream. The finish reason arrives before the usage-only chunk
@@ -31,6 +32,7 @@ export async function* chatStreamToEvents(
     onLateToolDelta: (index) => call.helpers.logger.warn({ provider: call.target.providerId, index }, "tool-call fragment after the call closed; dropped"),
   });
   let started = false;
+  const light = onChunk === undefined ? new ContentChunks() : undefined;
   let finish: Finish | undefined;
   let usage: Usage | undefined;
   let sawDone = false;
@@ -46,7 +48,13 @@ export async function* chatStreamToEvents(
         sawDone = true;
         break;
       }
-      const chunk = parseJsonObject<ChatCompletion>(event.data);
+      // Most chunks repeat the last plain-content one but for its text: read just the text (./content-chunks.ts).
+      // A kind that reads or changes chunks gets every one parsed whole.
+      let chunk = started && light !== undefined ? light.read(event.data) : undefined;
+      if (chunk === undefined) {
+        chunk = parseJsonObject<ChatCompletion>(event.data);
+        if (chunk !== undefined && light !== undefined) light.learn(event.data, chunk);
+      }
       if (chunk === undefined) {
         if (!started) yield start(undefined);
         yield { type: "error", error: streamInterrupted(call, "Upstream stream sent malformed data") };
@@ -64,7 +72,7 @@ export async function* chatStreamToEvents(
       }
       if (chunk.usage) usage = mapUsage(chunk.usage);
       // Only choice 0: the adapter never asks for `n` > 1.
-      const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+      const choice = firstChoice(chunk);
       if (choice === undefined) continue;
       if (choice.delta) {
         const logprobs = choice.logprobs?.content;
@@ -103,6 +111,15 @@ export async function* chatStreamToEvents(
   // [DONE] without any finish_reason: the upstream ended deliberately but did not say why.
   const last = finish ?? { reason: "other" };
   yield { type: "finish", finish: onFinish === undefined ? last : onFinish(last) };
+}
+
+/** Choice 0 of a chunk (a loop, not `find` with a closure: once per chunk of every stream). */
+function firstChoice(chunk: ChatCompletion): WireChoice | undefined {
+  const choices = chunk.choices;
+  // Not an array (a malformed chunk): as `find` would have it, a TypeError for the translation to report.
+  if (!Array.isArray(choices)) return choices === undefined || choices === null ? undefined : (choices as WireChoice[]).find((c) => (c.index ?? 0) === 0);
+  for (let i = 0; i < choices.length; i++) if ((choices[i]!.index ?? 0) === 0) return choices[i];
+  return undefined;
 }
 
 function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): StreamEvent {

@@ -17,6 +17,9 @@ import { peerSpelling } from "../shared/tool-spelling.ts";
 import { serverToolEndDelta, serverToolStartDelta } from "./server-tool-calls.ts";
 import { chatUsage } from "./usage.ts";
 
+/** Characters JSON.stringify writes escaped (surrogates too: a lone one is escaped, so none take the short way). */
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** Per reasoning part: its upstream id/format and the detail indexes assigned to its text and summary items. */
 interface ReasoningState {
   id?: string;
@@ -48,6 +51,8 @@ export class ChatStreamEncoder {
   private usage: Usage = emptyUsage();
   private cost: Cost | undefined;
   private alignment: AlignmentReport | undefined;
+  /** The JSON of a plain text chunk up to its `content` value, built once per stream identity (see `textChunkJson`). */
+  private textPrefix: string | undefined;
 
   constructor(private readonly ctx: EncodeContext) {
     // Until `start` names the served model, the requested one is the best identity a chunk can carry.
@@ -62,6 +67,7 @@ export class ChatStreamEncoder {
         this.model = event.model;
         this.provider = event.provider;
         this.serviceTier = event.serviceTier ?? null;
+        this.textPrefix = undefined;
         return [this.choiceChunk({})];
       case "text-start":
         this.textStarts.set(event.id, this.contentLength);
@@ -158,6 +164,22 @@ export class ChatStreamEncoder {
         return [chunk];
       }
     }
+  }
+
+  /**
+   * The JSON of the chunk a plain text delta makes (the role already sent, no logprobs, some text), written from a
+   * prefix built once per stream instead of an object serialised per chunk: most of a long stream's frames are these,
+   * and the bytes are exactly `JSON.stringify` of what `handle` returns for the same event (the stream-encoder test
+   * compares both). Undefined for any other event, which then goes through `handle`.
+   */
+  textChunkJson(event: StreamEvent): string | undefined {
+    if (event.type !== "text-delta" || !this.roleSent || event.delta === "" || event.logprobs?.length) return undefined;
+    if (!this.textStarts.has(event.id)) this.textStarts.set(event.id, this.contentLength);
+    this.contentLength += event.delta.length;
+    this.textPrefix ??= `${JSON.stringify(this.chunk([])).slice(0, -3)}[{"index":0,"delta":{"content":`;
+    // Text JSON writes as it is (no quote, backslash, control character or surrogate) needs no JSON.stringify.
+    const text = NEEDS_ESCAPING.test(event.delta) ? JSON.stringify(event.delta) : `"${event.delta}"`;
+    return `${this.textPrefix}${text}},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}`;
   }
 
   /** Chunks due when the event stream is over: the separate usage chunk when `stream_options.include_usage` asked for it. */

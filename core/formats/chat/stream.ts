@@ -21,6 +21,11 @@ export async function* streamChat(events: EventStream, ctx: EncodeContext): Asyn
   const encoder = new ChatStreamEncoder(ctx);
   try {
     for await (const event of events) {
+      const text = encoder.textChunkJson(event);
+      if (text !== undefined) {
+        yield `data: ${text}\n\n`;
+        continue;
+      }
       for (const chunk of encoder.handle(event)) yield chunkFrame(chunk);
       // The error chunk is terminal; leaving the loop also closes (and so aborts) the upstream iterator.
       if (encoder.done) break;
