@@ -5,9 +5,9 @@
  * publisher — and the refusals that stop start-up naming the field, with no key material in them.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { buildRegistry } from "../../../core/bootstrap.ts";
 import type { ConfigFile } from "../../../core/config/file-schema.ts";
 import { buildConfig, validateConfigFile } from "../../../core/config/load.ts";
@@ -98,3 +98,19 @@ describe("vertex provider entries", () => {
 });
 
 const registry = await buildRegistry(buildConfig(validateConfigFile({ providers: [] }), {}, dir));
+
+test("the README's Google Vertex AI example loads as written: both providers, their options accepted by the adapter", async () => {
+  const readme = readFileSync(resolve(import.meta.dir, "../../../README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### Google Vertex AI"));
+  const json = /```json\n([\s\S]*?)\n```/.exec(section)![1]!;
+  writeFileSync(join(dir, "gcp-key.json"), JSON.stringify(account.keyFile));
+  const config = buildConfig(validateConfigFile(JSON.parse(json)), { VERTEX_ACCESS_TOKEN: "ya29.t" }, dir);
+  expect(config.providers.map((p) => [p.id, p.region])).toEqual([
+    ["gcp", "us-east5"],
+    ["gcp-global", "global"],
+  ]);
+  const catalog = buildCatalog(config.providers, await buildRegistry(config));
+  expect(catalog.get("gcp/claude-sonnet")?.endpoints[0]?.target.baseUrl).toBe("https://us-east5-aiplatform.googleapis.com");
+  expect(catalog.get("gcp/gemini-pro")?.endpoints[0]?.target.baseUrl).toBe("https://aiplatform.googleapis.com");
+  expect(catalog.get("gcp/gemini-flash")?.endpoints[0]?.target.options).toMatchObject({ project: "my-project", location: "us-east5" });
+});
