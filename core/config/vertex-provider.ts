@@ -1,7 +1,7 @@
 /**
  * The Google Vertex AI fields of a provider entry (README "Google Vertex AI"): `project`, `location`, `token_url`,
- * the `credentials` Vertex takes (`service_account_file`, `service_account`, `access_token`) and a model entry's
- * `publisher`. Checked once at start-up — the key file read, secrets read from the environment, a key that cannot be
+ * the `credentials` Vertex takes (`service_account_file`, `service_account`, `access_token`, `metadata_server`) and a
+ * model entry's `publisher`. Checked once at start-up — the key file read, secrets read from the environment, a key that cannot be
  * used refused naming its field — and handed to the `vertex` adapter as its options. No key material reaches an
  * error message.
  */
@@ -12,7 +12,7 @@ import { Type } from "@sinclair/typebox";
 const Secret = Type.Union([Type.String({ minLength: 1 }), Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false })]);
 type SecretValue = string | { env: string };
 
-/** `credentials` of a Vertex entry: one of a key file, the key's JSON (inline or from an environment variable), a token. */
+/** `credentials` of a Vertex entry: one of a key file, the key's JSON (inline or in a variable), a token, the metadata server. */
 export const VertexCredentialsSchema = Type.Object(
   {
     /** A service-account key file (JSON, as the console downloads it); relative to the config file. */
@@ -21,6 +21,8 @@ export const VertexCredentialsSchema = Type.Object(
     service_account: Type.Optional(Type.Union([Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false }), Type.Record(Type.String(), Type.Unknown())])),
     /** A fixed OAuth 2 access token (`gcloud auth print-access-token`), used as it is. */
     access_token: Type.Optional(Secret),
+    /** `true`: the attached service account's tokens from the metadata server (on a Google Cloud VM, Cloud Run, GKE). */
+    metadata_server: Type.Optional(Type.Literal(true)),
   },
   { additionalProperties: false },
 );
@@ -59,12 +61,13 @@ export interface VertexFields {
     token_url?: string;
     service_account?: { client_email: string; private_key: string; private_key_id?: string; project_id?: string; token_uri?: string };
     access_token?: string;
+    metadata_server?: true;
     publishers?: Record<string, "google" | "anthropic">;
   };
   region: string;
 }
 
-const VERTEX_CREDENTIALS = ["service_account_file", "service_account", "access_token"] as const;
+const VERTEX_CREDENTIALS = ["service_account_file", "service_account", "access_token", "metadata_server"] as const;
 
 /**
  * The Vertex options of an entry, or undefined for another adapter (which may not use the Vertex fields). `env` is
@@ -101,10 +104,12 @@ export function toVertexFields(
   const credentials = entry.credentials ?? {};
   const given = VERTEX_CREDENTIALS.filter((field) => credentials[field] !== undefined);
   const other = Object.keys(credentials).find((key) => !(VERTEX_CREDENTIALS as readonly string[]).includes(key));
-  if (other !== undefined) throw fail(`invalid config field "${where}.credentials.${other}": the "vertex" adapter takes service_account_file, service_account or access_token`);
-  if (given.length > 1) throw fail(`invalid config field "${where}.credentials.${given[1]}": give one of service_account_file, service_account or access_token`);
+  if (other !== undefined) throw fail(`invalid config field "${where}.credentials.${other}": the "vertex" adapter takes service_account_file, service_account, access_token or metadata_server`);
+  if (given.length > 1) throw fail(`invalid config field "${where}.credentials.${given[1]}": give one of service_account_file, service_account, access_token or metadata_server`);
   const field = `${where}.credentials`;
-  if (given[0] === "access_token") {
+  if (given[0] === "metadata_server") {
+    options.metadata_server = true;
+  } else if (given[0] === "access_token") {
     options.access_token = secret(credentials.access_token as SecretValue, `${field}.access_token`)!;
   } else if (given[0] === "service_account_file") {
     options.service_account = keyFromFile(resolvePath(credentials.service_account_file as string, configDir), `${field}.service_account_file`, fail);
@@ -119,12 +124,12 @@ export function toVertexFields(
   } else {
     const path = env.GOOGLE_APPLICATION_CREDENTIALS;
     if (path === undefined || path === "") {
-      throw fail(`invalid config field "${field}": the "vertex" adapter needs service_account_file, service_account or access_token (or GOOGLE_APPLICATION_CREDENTIALS naming a key file)`);
+      throw fail(`invalid config field "${field}": the "vertex" adapter needs service_account_file, service_account, access_token or metadata_server (or GOOGLE_APPLICATION_CREDENTIALS naming a key file)`);
     }
     options.service_account = keyFromFile(resolvePath(path, configDir), "GOOGLE_APPLICATION_CREDENTIALS", fail, field);
   }
   const project = entry.project ?? options.service_account?.project_id;
-  if (project === undefined) throw fail(`invalid config field "${where}.project": required (the key names no project_id)`);
+  if (project === undefined) throw fail(`invalid config field "${where}.project": required${options.service_account ? " (the key names no project_id)" : ""}`);
   options.project = project;
   if (entry.token_url !== undefined) options.token_url = entry.token_url;
   const publishers: Record<string, "google" | "anthropic"> = {};

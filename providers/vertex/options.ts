@@ -26,7 +26,9 @@ export const VERTEX_OPTION_FIELDS = {
   service_account: Type.Optional(serviceAccountSchema),
   /** A fixed OAuth 2 access token (`gcloud auth print-access-token`, tests): used as it is, never renewed. */
   access_token: Type.Optional(Type.String({ minLength: 1 })),
-  /** Google's token endpoint for the JWT bearer grant (default: the key's `token_uri`, else Google's). */
+  /** Tokens of the service account attached to the VM, Cloud Run service or GKE pod, from its metadata server. */
+  metadata_server: Type.Optional(Type.Boolean()),
+  /** Google's token endpoint for the JWT bearer grant (default: the key's `token_uri`, else Google's), or the metadata server's token URL. */
   token_url: Type.Optional(Type.String({ pattern: "^https?://" })),
   /** `upstream_model` → publisher, for model entries that name theirs (`publisher` in the config). */
   publishers: Type.Optional(Type.Record(Type.String(), Type.Union([Type.Literal("google"), Type.Literal("anthropic")]))),
@@ -50,6 +52,7 @@ export interface VertexOptions {
   location?: string;
   service_account?: ServiceAccount;
   access_token?: string;
+  metadata_server?: boolean;
   token_url?: string;
   publishers?: Record<string, Publisher>;
   anthropic_version?: string;

@@ -10,7 +10,7 @@
  */
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { ModuleHelpers, UpstreamTarget } from "../../core/sdk/index.ts";
-import { FixedToken, ServiceAccountTokens, type TokenSource } from "./tokens.ts";
+import { FixedToken, GoogleTokens, metadataGrant, serviceAccountGrant, type SigningKey, type TokenSource } from "./tokens.ts";
 import { GOOGLE_TOKEN_URL, publisherOf, type Publisher, type ServiceAccount, VERTEX_ANTHROPIC_VERSION, type VertexOptions } from "./options.ts";
 
 export interface VertexPlan {
@@ -91,21 +91,23 @@ function buildPlan(target: UpstreamTarget, location: string): VertexPlan {
 }
 
 function tokensFor(options: VertexOptions, providerId: string): TokenSource {
-  const credential: object | undefined = options.service_account;
-  if (credential === undefined) {
-    if (options.access_token === undefined) throw new Error("credentials: the vertex adapter needs a service-account key or an access token");
+  if (options.service_account === undefined && options.metadata_server !== true) {
+    if (options.access_token === undefined) throw new Error("credentials: the vertex adapter needs a service-account key, the metadata server or an access token");
     return new FixedToken(options.access_token);
   }
+  // The key object, or the provider's options object for the metadata server: one cache per configured credential.
+  const credential: object = options.service_account ?? options;
   let tokens = tokenSources.get(credential);
   if (tokens === undefined) {
-    tokens = new ServiceAccountTokens(signingKey(options.service_account!, options.token_url), providerId);
+    const grant = options.service_account !== undefined ? serviceAccountGrant(signingKey(options.service_account, options.token_url)) : metadataGrant(options.token_url);
+    tokens = new GoogleTokens(grant, providerId);
     tokenSources.set(credential, tokens);
   }
   return tokens;
 }
 
 /** The key file's signing identity; a key that is not an RSA private key in PEM stops start-up naming the field. */
-function signingKey(account: ServiceAccount, tokenUrl: string | undefined): { clientEmail: string; keyId: string | undefined; key: KeyObject; tokenUrl: string } {
+function signingKey(account: ServiceAccount, tokenUrl: string | undefined): SigningKey {
   let key: KeyObject;
   try {
     key = createPrivateKey({ key: account.private_key, format: "pem" });

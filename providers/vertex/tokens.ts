@@ -6,6 +6,8 @@
  *   answered with a token of about an hour. The token is cached, renewed in the background a few minutes before it
  *   expires (requests keep using the current one meanwhile), fetched in the foreground only when none is valid, and
  *   one token request serves every request waiting for it. A 401 from Vertex drops it (./transport.ts asks again once).
+ * - the metadata server of a Google Cloud VM, Cloud Run service or GKE pod (`GET …/service-accounts/default/token`
+ *   with `Metadata-Flavor: Google`): the attached service account's token, cached and renewed the same way.
  * - a fixed access token from the config (`gcloud auth print-access-token`, tests): used as it is.
  *
  * The private key never leaves the signature: not in an error, not in a log line.
@@ -64,6 +66,44 @@ export interface SigningKey {
   tokenUrl: string;
 }
 
+/** How one token request is made: a service-account key's JWT bearer grant, or the metadata server's GET. */
+export interface TokenGrant {
+  url: string;
+  /** The request, made when it is sent (`now` dates an assertion). */
+  init(now: number): Promise<RequestInit>;
+}
+
+/** The metadata server's token URL (a VM's, Cloud Run's, GKE's; `token_url` replaces it in tests). */
+export const METADATA_TOKEN_URL = "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token";
+
+/** The metadata server's grant: a GET that must carry `Metadata-Flavor: Google`. */
+export function metadataGrant(url = METADATA_TOKEN_URL): TokenGrant {
+  return { url, init: () => Promise.resolve({ method: "GET", headers: { "metadata-flavor": "Google", accept: "application/json" } }) };
+}
+
+/** A service-account key's JWT bearer grant (RFC 7523): an RS256 assertion dated on the gateway's clock. */
+export function serviceAccountGrant(signing: SigningKey): TokenGrant {
+  return {
+    url: signing.tokenUrl,
+    async init(now) {
+      const iat = Math.floor(now / 1000);
+      const header = signing.keyId ? { alg: "RS256", typ: "JWT", kid: signing.keyId } : { alg: "RS256", typ: "JWT" };
+      const assertion = await new SignJWT({ scope: CLOUD_PLATFORM_SCOPE })
+        .setProtectedHeader(header)
+        .setIssuer(signing.clientEmail)
+        .setAudience(signing.tokenUrl)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + ASSERTION_SECONDS)
+        .sign(signing.key);
+      return {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        body: new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString(),
+      };
+    },
+  };
+}
+
 interface Token {
   value: string;
   /** From then on a request starts a renewal in the background. */
@@ -75,14 +115,15 @@ interface Token {
 /** Failures that are the configuration's (Google refused the key): asking again at once cannot help. */
 const refusals = new WeakSet<GatewayError>();
 
-export class ServiceAccountTokens implements TokenSource {
+/** Tokens from a grant, cached and renewed (see the file comment). */
+export class GoogleTokens implements TokenSource {
   private current: Token | undefined;
   private pending: Promise<Token> | undefined;
   private refusal: { error: GatewayError; until: number } | undefined;
   private renewalPausedUntil = 0;
 
   constructor(
-    private readonly signing: SigningKey,
+    private readonly grant: TokenGrant,
     private readonly providerId: string,
   ) {}
 
@@ -143,32 +184,13 @@ export class ServiceAccountTokens implements TokenSource {
     return settled;
   }
 
-  /** The signed assertion of the JWT bearer grant, dated on the gateway's clock. */
-  private async assertion(now: number): Promise<string> {
-    const iat = Math.floor(now / 1000);
-    const header = this.signing.keyId ? { alg: "RS256", typ: "JWT", kid: this.signing.keyId } : { alg: "RS256", typ: "JWT" };
-    return new SignJWT({ scope: CLOUD_PLATFORM_SCOPE })
-      .setProtectedHeader(header)
-      .setIssuer(this.signing.clientEmail)
-      .setAudience(this.signing.tokenUrl)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + ASSERTION_SECONDS)
-      .sign(this.signing.key);
-  }
-
   private async ask(context: TokenContext): Promise<Token> {
     const { helpers } = context;
     const started = helpers.now();
     let response: Response;
     let text: string;
     try {
-      const form = new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: await this.assertion(started) }).toString();
-      response = await context.fetch(this.signing.tokenUrl, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-        body: form,
-        signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-      });
+      response = await context.fetch(this.grant.url, { ...(await this.grant.init(started)), signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) });
       text = await response.text();
     } catch (thrown) {
       // A GatewayError here is the caller's own (a strict-mode refusal); anything else: Google could not be reached.
@@ -197,11 +219,11 @@ export class ServiceAccountTokens implements TokenSource {
     const description = typeof body.error_description === "string" ? body.error_description.slice(0, 300) : undefined;
     helpers.logger.warn(
       { provider: this.providerId, status, google_error: error, google_description: description, field: transient ? undefined : "credentials" },
-      transient ? "Vertex AI: Google's token endpoint failed" : "Vertex AI: Google refused the service-account key; check credentials",
+      transient ? "Vertex AI: Google's token endpoint failed" : "Vertex AI: Google refused the token request; check credentials",
     );
     const message = transient
       ? "Upstream provider could not authenticate: Google's token endpoint is unavailable"
-      : "Upstream provider could not authenticate: Google refused the gateway's service-account key";
+      : "Upstream provider could not authenticate: Google refused the gateway's credentials";
     const failure = this.failure(helpers, message, { provider_code: `google_token_${error}`, provider_status: status });
     if (!transient) refusals.add(failure);
     return failure;

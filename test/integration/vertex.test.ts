@@ -16,7 +16,7 @@ import { Writable } from "node:stream";
 import type { ConfigFile } from "../../core/config/file-schema.ts";
 import { createLogger } from "../../core/logger.ts";
 import { makeServiceAccount, type FakeServiceAccount } from "../support/fake-vertex/google-oauth.ts";
-import { startFakeVertex, type FakeVertex } from "../support/fake-vertex/server.ts";
+import { METADATA_PATH, startFakeVertex, type FakeVertex } from "../support/fake-vertex/server.ts";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
 import { chatItem, submit, waitForBatch } from "../unit/batches/http-support.ts";
 import { chatChunks, chatOnce, sdkClient } from "../support/openrouter-sdk.ts";
@@ -47,6 +47,8 @@ function providers(): NonNullable<ConfigFile["providers"]> {
   return [
     { id: "gcp", ...base, credentials: { service_account_file: join(dir, "key.json") }, models: [model("gcp/gemini", GEMINI), model("gcp/claude", CLAUDE)] },
     { id: "gcp-token", ...base, project: PROJECT, credentials: { access_token: { env: "VERTEX_ACCESS_TOKEN" } }, models: [model("gcp-token/gemini", GEMINI)] },
+    // On a Google Cloud VM: the attached account's tokens from the metadata server (here the fake's).
+    { id: "gcp-vm", ...base, project: PROJECT, token_url: `${fake.endpoint}${METADATA_PATH}`, credentials: { metadata_server: true }, models: [model("gcp-vm/gemini", GEMINI)] },
     { id: "gcp-bad", ...base, credentials: { service_account_file: join(dir, "stranger.json") }, models: [model("gcp-bad/gemini", GEMINI)] },
     // One model on two endpoints: the first names a model Vertex does not serve to this project.
     { id: "gcp-missing", ...base, project: PROJECT, credentials: { access_token: { env: "VERTEX_ACCESS_TOKEN" } }, models: [model("gcp/fallback", "gemini-0.1-retired")] },
@@ -171,7 +173,7 @@ describe("Gemini and Claude on Vertex, with a service-account key", () => {
   test("Google refusing the key: a retryable 502 for the client, the log names credentials, no key material anywhere", async () => {
     const reply = await post("/chat/completions", ask("gcp-bad/gemini"));
     expect(reply.status).toBe(502);
-    expect(reply.body.error.message).toBe("Upstream provider could not authenticate: Google refused the gateway's service-account key");
+    expect(reply.body.error.message).toBe("Upstream provider could not authenticate: Google refused the gateway's credentials");
     expect(logs.some((line) => line.includes("check credentials") && line.includes("invalid_grant"))).toBe(true);
     expect(fake.requests).toHaveLength(0);
     const keyLine = stranger.keyFile.private_key!.split("\n")[1]!;
@@ -190,6 +192,14 @@ describe("a fixed access token", () => {
     expect(response.output_text).toBe("The capital of France is Paris.");
     for (const seen of fake.requests) expect(seen.headers.authorization).toBe(`Bearer ${STATIC_TOKEN}`);
     expect(fake.tokenRequests).toHaveLength(0);
+  });
+});
+
+describe("the metadata server", () => {
+  test("the attached account's token, asked once with Metadata-Flavor: Google, sent as the bearer", async () => {
+    await Promise.all([openai.chat.completions.create(ask("gcp-vm/gemini")), openai.chat.completions.create(ask("gcp-vm/gemini"))]);
+    expect(fake.seen.filter((line) => line.startsWith(`GET ${METADATA_PATH}`))).toHaveLength(1);
+    for (const seen of fake.requests) expect(seen.headers.authorization).toStartWith("Bearer ya29.fake-vm-");
   });
 });
 

@@ -102,6 +102,17 @@ export class FakeGoogleOAuth {
     return { status: 200, body: { access_token: token, expires_in: this.lifetimeSeconds, token_type: "Bearer" } };
   }
 
+  /**
+   * The metadata server's answer (`GET …/service-accounts/default/token`): a token for the VM's attached account when
+   * the request carries `Metadata-Flavor: Google`, else the server's 403.
+   */
+  metadataToken(flavor: string | undefined, email = "vm-default@developer.gserviceaccount.com"): TokenReply {
+    if (flavor !== "Google") return { status: 403, body: { error: "Missing Metadata-Flavor:Google header." } };
+    const token = `ya29.fake-vm-${++this.serial}-${crypto.randomUUID()}`;
+    this.issued.set(token, { email, scope: CLOUD_PLATFORM, expiresAt: this.now() + this.lifetimeSeconds * 1000 });
+    return { status: 200, body: { access_token: token, expires_in: this.lifetimeSeconds, token_type: "Bearer" } };
+  }
+
   /** Whether a bearer token is one this endpoint issued for the cloud-platform scope and has not expired. */
   accepts(token: string): boolean {
     const issued = this.issued.get(token);

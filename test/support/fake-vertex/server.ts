@@ -1,6 +1,7 @@
 /**
  * A fake Google Vertex AI endpoint on loopback, checking what Vertex checks and answering in Vertex's shapes
- * (./replies.ts), with a fake Google token endpoint beside it (./google-oauth.ts, `POST /token`):
+ * (./replies.ts), with a fake Google token endpoint beside it (./google-oauth.ts, `POST /token`) and a metadata
+ * server's token URL (`GET /computeMetadata/v1/instance/service-accounts/default/token`, `Metadata-Flavor: Google`):
  *
  * - URLs: `POST /{v1|v1beta1}/projects/{project}/locations/{location}/publishers/{publisher}/models/{model}:{method}`
  *   with `generateContent`, `streamGenerateContent` (`?alt=sse`) for `google` and `rawPredict`, `streamRawPredict`
@@ -106,6 +107,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** The metadata server's token path (a VM's, Cloud Run's, GKE's), served here too. */
+export const METADATA_PATH = "/computeMetadata/v1/instance/service-accounts/default/token";
+
 const ROUTE = /^\/(v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(generateContent|streamGenerateContent|rawPredict|streamRawPredict)$/;
 
 /** The text of the conversation's last user turn (Gemini `contents` or Messages `messages`). */
@@ -169,6 +173,12 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
     const url = new URL(req.url ?? "/", "http://fake.local");
     const raw = await readBody(req);
     seen.push(`${req.method} ${url.pathname}${url.search}`);
+    if (url.pathname === METADATA_PATH && req.method === "GET") {
+      const reply = oauth!.metadataToken(typeof req.headers["metadata-flavor"] === "string" ? req.headers["metadata-flavor"] : undefined);
+      res.writeHead(reply.status, { "content-type": "application/json", "metadata-flavor": "Google" });
+      res.end(JSON.stringify(reply.body));
+      return;
+    }
     if (url.pathname === "/token" && req.method === "POST") {
       tokenRequests.push(new URLSearchParams(raw));
       const reply = await oauth!.token(req.headers["content-type"], raw);

@@ -58,6 +58,8 @@ describe("vertex provider entries", () => {
     const token = build(vertex({ project: "p", credentials: { access_token: { env: "VERTEX_TOKEN" } }, token_url: "http://127.0.0.1:9/token" }), { VERTEX_TOKEN: "ya29.t" });
     expect(token.options).toMatchObject({ project: "p", access_token: "ya29.t", token_url: "http://127.0.0.1:9/token" });
     expect(build(vertex({}), { GOOGLE_APPLICATION_CREDENTIALS: join(dir, "key.json") }).options.project).toBe("acme-from-key");
+    expect(build(vertex({ project: "p", credentials: { metadata_server: true } })).options).toMatchObject({ project: "p", metadata_server: true });
+    expect(refusal(() => build(vertex({ credentials: { metadata_server: true } })))).toBe('invalid config field "providers[0].project": required');
   });
 
   test("a model's publisher travels to the adapter keyed by its upstream model; location global", () => {
@@ -71,7 +73,7 @@ describe("vertex provider entries", () => {
     expect(refusal(() => build(vertex({})))).toContain('"providers[0].credentials": the "vertex" adapter needs service_account_file');
     expect(refusal(() => build(vertex({ credentials: { service_account_file: "missing.json" } })))).toMatch(/^invalid config field "providers\[0\]\.credentials\.service_account_file": the service-account key file .*missing\.json cannot be read \(ENOENT\)$/);
     expect(refusal(() => build(vertex({ credentials: { service_account_file: "not-json.json" } })))).toBe('invalid config field "providers[0].credentials.service_account_file": the service-account key is not JSON');
-    expect(refusal(() => build(vertex({ credentials: { access_token: "t" } })))).toBe('invalid config field "providers[0].project": required (the key names no project_id)');
+    expect(refusal(() => build(vertex({ credentials: { access_token: "t" } })))).toBe('invalid config field "providers[0].project": required');
     expect(refusal(() => build(vertex({ project: "p", credentials: { access_token: "t", service_account_file: "key.json" } })))).toContain("give one of");
     const user = refusal(() => build(vertex({ credentials: { service_account: { type: "authorized_user", client_id: "x", refresh_token: "secret-refresh" } } })));
     expect(user).toContain('a key of type "authorized_user" is not a service-account key');

@@ -9,7 +9,7 @@ import { createPrivateKey, generateKeyPairSync } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify } from "jose";
 import { isGatewayError, type GatewayError } from "../../../../core/errors.ts";
 import type { FetchFunction } from "../../../../core/registry/helpers.ts";
-import { CLOUD_PLATFORM_SCOPE, FixedToken, JWT_BEARER_GRANT, ServiceAccountTokens } from "../../../../providers/vertex/tokens.ts";
+import { CLOUD_PLATFORM_SCOPE, FixedToken, GoogleTokens, JWT_BEARER_GRANT, metadataGrant, METADATA_TOKEN_URL, serviceAccountGrant } from "../../../../providers/vertex/tokens.ts";
 import { fakeHelpers } from "../helpers.ts";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -19,7 +19,7 @@ const EMAIL = "gw@acme.iam.gserviceaccount.com";
 
 interface Endpoint {
   fetch: FetchFunction;
-  calls: Array<{ url: string; form: URLSearchParams; contentType: string }>;
+  calls: Array<{ url: string; method: string; form: URLSearchParams; contentType: string; headers: Record<string, string> }>;
   answer(status: number, body: unknown): void;
   waiting(): number;
 }
@@ -30,7 +30,8 @@ function endpoint(): Endpoint {
   return {
     calls,
     fetch: (input, init) => {
-      calls.push({ url: String(input), form: new URLSearchParams(String(init?.body)), contentType: String((init?.headers as Record<string, string>)["content-type"]) });
+      const headers = init?.headers as Record<string, string>;
+      calls.push({ url: String(input), method: String(init?.method), form: new URLSearchParams(String(init?.body ?? "")), contentType: String(headers["content-type"]), headers });
       return new Promise<Response>((resolve) => pending.push(resolve));
     },
     answer: (status, body) => pending.shift()!(new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })),
@@ -48,11 +49,11 @@ function rig() {
   const warnings: unknown[] = [];
   const helpers = fakeHelpers({ now: () => now, logger: { warn: (...args: unknown[]) => warnings.push(args) } as never });
   const ep = endpoint();
-  const tokens = new ServiceAccountTokens({ clientEmail: EMAIL, keyId: "kid-1", key: createPrivateKey(PEM), tokenUrl: TOKEN_URL }, "gcp");
+  const tokens = new GoogleTokens(serviceAccountGrant({ clientEmail: EMAIL, keyId: "kid-1", key: createPrivateKey(PEM), tokenUrl: TOKEN_URL }), "gcp");
   return { tokens, ep, helpers, warnings, now: () => now, advance: (seconds: number) => void (now += seconds * 1000), context: (signal?: AbortSignal) => ({ fetch: ep.fetch, helpers, signal }) };
 }
 
-describe("ServiceAccountTokens", () => {
+describe("GoogleTokens with a service-account key", () => {
   test("the JWT bearer grant: an RS256 assertion for the cloud-platform scope, to the token URL, for an hour, signed by the key", async () => {
     const r = rig();
     const token = r.tokens.token(r.context());
@@ -158,6 +159,22 @@ describe("ServiceAccountTokens", () => {
     expect(((await quitter) as Error).message).toBe("client gone");
     r.ep.answer(200, { access_token: "ya29.one", expires_in: 3600, token_type: "Bearer" });
     expect(await stayer).toBe("ya29.one");
+  });
+});
+
+describe("GoogleTokens from the metadata server", () => {
+  test("a GET with Metadata-Flavor: Google to the default service account's token URL, cached like a key's", async () => {
+    const ep = endpoint();
+    const helpers = fakeHelpers({ now: () => 1_700_000_000_000 });
+    const tokens = new GoogleTokens(metadataGrant(), "gcp");
+    const both = Promise.all([tokens.token({ fetch: ep.fetch, helpers }), tokens.token({ fetch: ep.fetch, helpers })]);
+    await settle();
+    expect(ep.calls).toHaveLength(1);
+    expect([ep.calls[0]!.url, ep.calls[0]!.method, ep.calls[0]!.headers["metadata-flavor"]]).toEqual([METADATA_TOKEN_URL, "GET", "Google"]);
+    ep.answer(200, { access_token: "ya29.vm", expires_in: 3599, token_type: "Bearer" });
+    expect(await both).toEqual(["ya29.vm", "ya29.vm"]);
+    expect(await tokens.token({ fetch: ep.fetch, helpers })).toBe("ya29.vm");
+    expect(ep.calls).toHaveLength(1);
   });
 });
 
