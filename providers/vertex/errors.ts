@@ -33,6 +33,7 @@ export function googleError(body: unknown): { code?: number; message?: string; s
 export function mapVertexError(status: number, body: unknown, headers: Headers, make: ErrorFactory): GatewayError {
   const google = googleError(body);
   const code = google?.status ?? (isPlainObject(body) && isPlainObject(body.error) && typeof body.error.type === "string" ? body.error.type : status);
+  // (A 404 without Google's shape — an HTML page — comes from a base_url that is not Vertex's.)
   const metadata: Json = { provider_code: code, provider_status: status };
   switch (status) {
     case 429: {

@@ -51,10 +51,16 @@ function vertexFetch(helpers: ModuleHelpers, plan: VertexPlan, operation: Operat
       const token = await plan.tokens.token({ fetch: base, helpers, signal: init.signal });
       const response = await base(url, { ...init, body, headers: { ...headers, authorization: `Bearer ${token}` } });
       if (response.ok) return response;
-      // An expired or revoked token: once more with a new one, when one can be had.
-      if (response.status === 401 && attempt === 0 && plan.tokens.invalidate(token)) {
-        await response.body?.cancel().catch(() => undefined);
-        continue;
+      if (response.status === 401) {
+        // An expired or revoked token: once more with a new one, when one can be had.
+        if (attempt === 0 && plan.tokens.invalidate(token)) {
+          await response.body?.cancel().catch(() => undefined);
+          continue;
+        }
+        if (attempt === 0) {
+          // A fixed token cannot be renewed (they last an hour): the operator has to give a new one.
+          helpers.logger.warn({ provider: plan.inner.providerId, status: 401 }, "Vertex AI refused the configured access token; check credentials.access_token (it may have expired)");
+        }
       }
       return await refusal(response, helpers, init.signal);
     }
@@ -74,7 +80,9 @@ async function refusal(response: Response, helpers: ModuleHelpers, signal: Abort
     text = "";
   }
   const body = parse(text);
-  if (VERTEX_STATUSES.has(response.status) && (googleError(body) !== undefined || response.status !== 404)) {
+  // A 404 in Anthropic's shape is Claude's own (`not_found_error`); any other (Google's NOT_FOUND, a wrong base_url's
+  // HTML page) is Vertex not serving the model at that URL.
+  if (VERTEX_STATUSES.has(response.status) && (response.status !== 404 || googleError(body) !== undefined || !isAnthropicError(body))) {
     throw mapVertexError(response.status, body, response.headers, helpers.error);
   }
   return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -93,6 +101,10 @@ function asVertexAnthropic(body: unknown, plan: VertexPlan): unknown {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
   const { model: _model, ...rest } = body as Record<string, unknown>;
   return { anthropic_version: plan.anthropicVersion, ...rest };
+}
+
+function isAnthropicError(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { type?: unknown }).type === "error";
 }
 
 function plainHeaders(headers: RequestInit["headers"]): Record<string, string> {

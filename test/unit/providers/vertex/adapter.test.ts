@@ -166,3 +166,19 @@ describe("Vertex's refusals", () => {
     expect(error?.type).toBe("provider_overloaded");
   });
 });
+
+describe("a base_url that is not Vertex's", () => {
+  test("its HTML 404 is a retryable 502 (the operator's setup), not a 404 for the client", async () => {
+    const wrong = target({ ...vertexTarget(GEMINI), baseUrl: `${fake.endpoint}/not-vertex` });
+    const error = await failure(vertex.generate(providerCall({ request: ask("Hi"), target: wrong })));
+    expect([error.status, error.retryable, error.type]).toEqual([502, true, "provider_unavailable"]);
+  });
+
+  test("a fixed token Vertex refuses: the log names credentials.access_token", async () => {
+    const warnings: unknown[] = [];
+    const helpers = fakeHelpers({ logger: { warn: (...args: unknown[]) => warnings.push(args) } as never });
+    await failure(vertex.generate(providerCall({ request: ask("Hi"), target: vertexTarget(GEMINI, { access_token: "ya29.expired" }), helpers })));
+    expect(JSON.stringify(warnings)).toContain("credentials.access_token");
+    expect(JSON.stringify(warnings)).not.toContain("ya29.expired");
+  });
+});

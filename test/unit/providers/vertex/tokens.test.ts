@@ -39,9 +39,15 @@ function endpoint(): Endpoint {
   };
 }
 
-/** A few turns of the event loop (signing the assertion is asynchronous). */
+/** A few turns of the event loop. */
 const settle = async () => {
   for (let i = 0; i < 5; i++) await Bun.sleep(2);
+};
+
+/** Until a token request is waiting (signing the assertion takes a while on a busy machine), then a few more turns. */
+const asked = async (ep: Endpoint) => {
+  for (let i = 0; i < 1000 && ep.waiting() === 0; i++) await Bun.sleep(2);
+  await settle();
 };
 
 function rig() {
@@ -57,7 +63,7 @@ describe("GoogleTokens with a service-account key", () => {
   test("the JWT bearer grant: an RS256 assertion for the cloud-platform scope, to the token URL, for an hour, signed by the key", async () => {
     const r = rig();
     const token = r.tokens.token(r.context());
-    await settle();
+    await asked(r.ep);
     const call = r.ep.calls[0]!;
     expect(call.url).toBe(TOKEN_URL);
     expect(call.contentType).toBe("application/x-www-form-urlencoded");
@@ -75,7 +81,7 @@ describe("GoogleTokens with a service-account key", () => {
   test("concurrent callers share one request; then the cache serves; renewed in the background before expiry, replaced once expired", async () => {
     const r = rig();
     const both = Promise.all([r.tokens.token(r.context()), r.tokens.token(r.context())]);
-    await settle();
+    await asked(r.ep);
     expect(r.ep.waiting()).toBe(1);
     r.ep.answer(200, { access_token: "ya29.one", expires_in: 3600, token_type: "Bearer" });
     expect(await both).toEqual(["ya29.one", "ya29.one"]);
@@ -86,7 +92,7 @@ describe("GoogleTokens with a service-account key", () => {
     r.advance(400);
     expect(await r.tokens.token(r.context())).toBe("ya29.one");
     expect(await r.tokens.token(r.context())).toBe("ya29.one");
-    await settle();
+    await asked(r.ep);
     expect(r.ep.calls).toHaveLength(2);
     r.ep.answer(200, { access_token: "ya29.two", expires_in: 3600, token_type: "Bearer" });
     await settle();
@@ -94,7 +100,7 @@ describe("GoogleTokens with a service-account key", () => {
     // Past the expiry (less a minute) with no renewal: a caller waits for a new token.
     r.advance(3600);
     const waited = r.tokens.token(r.context());
-    await settle();
+    await asked(r.ep);
     r.ep.answer(200, { access_token: "ya29.three", expires_in: 3600, token_type: "Bearer" });
     expect(await waited).toBe("ya29.three");
   });
@@ -102,14 +108,14 @@ describe("GoogleTokens with a service-account key", () => {
   test("a token Vertex refused (401) is dropped: the next caller gets a new one", async () => {
     const r = rig();
     const first = r.tokens.token(r.context());
-    await settle();
+    await asked(r.ep);
     r.ep.answer(200, { access_token: "ya29.one", expires_in: 3600, token_type: "Bearer" });
     expect(await first).toBe("ya29.one");
     expect(r.tokens.invalidate("ya29.other")).toBe(true);
     expect(await r.tokens.token(r.context())).toBe("ya29.one");
     r.tokens.invalidate("ya29.one");
     const second = r.tokens.token(r.context());
-    await settle();
+    await asked(r.ep);
     r.ep.answer(200, { access_token: "ya29.two", expires_in: 3600, token_type: "Bearer" });
     expect(await second).toBe("ya29.two");
   });
@@ -117,7 +123,7 @@ describe("GoogleTokens with a service-account key", () => {
   test("Google refusing the key: a retryable 502 with no detail for the client, logged with the field, then paused for 10 s", async () => {
     const r = rig();
     const first = r.tokens.token(r.context()).catch((e: unknown) => e);
-    await settle();
+    await asked(r.ep);
     r.ep.answer(400, { error: "invalid_grant", error_description: "Invalid JWT Signature." });
     const error = (await first) as GatewayError;
     expect(isGatewayError(error)).toBe(true);
@@ -130,7 +136,7 @@ describe("GoogleTokens with a service-account key", () => {
     expect(r.ep.calls).toHaveLength(1);
     r.advance(11);
     const later = r.tokens.token(r.context());
-    await settle();
+    await asked(r.ep);
     expect(r.ep.calls).toHaveLength(2);
     r.ep.answer(200, { access_token: "ya29.ok", expires_in: 3600, token_type: "Bearer" });
     expect(await later).toBe("ya29.ok");
@@ -139,11 +145,11 @@ describe("GoogleTokens with a service-account key", () => {
   test("Google's own trouble (503) is not paused; an answer without a token is a 502", async () => {
     const r = rig();
     const first = r.tokens.token(r.context()).catch((e: unknown) => e);
-    await settle();
+    await asked(r.ep);
     r.ep.answer(503, { error: "backend_error" });
     expect(((await first) as GatewayError).status).toBe(502);
     const second = r.tokens.token(r.context()).catch((e: unknown) => e);
-    await settle();
+    await asked(r.ep);
     expect(r.ep.calls).toHaveLength(2);
     r.ep.answer(200, { token_type: "Bearer" });
     expect(((await second) as GatewayError).metadata?.provider_code).toBe("google_token_invalid_response");
@@ -154,7 +160,7 @@ describe("GoogleTokens with a service-account key", () => {
     const controller = new AbortController();
     const quitter = r.tokens.token(r.context(controller.signal)).catch((e: unknown) => e);
     const stayer = r.tokens.token(r.context());
-    await settle();
+    await asked(r.ep);
     controller.abort(new Error("client gone"));
     expect(((await quitter) as Error).message).toBe("client gone");
     r.ep.answer(200, { access_token: "ya29.one", expires_in: 3600, token_type: "Bearer" });
@@ -168,7 +174,7 @@ describe("GoogleTokens from the metadata server", () => {
     const helpers = fakeHelpers({ now: () => 1_700_000_000_000 });
     const tokens = new GoogleTokens(metadataGrant(), "gcp");
     const both = Promise.all([tokens.token({ fetch: ep.fetch, helpers }), tokens.token({ fetch: ep.fetch, helpers })]);
-    await settle();
+    await asked(ep);
     expect(ep.calls).toHaveLength(1);
     expect([ep.calls[0]!.url, ep.calls[0]!.method, ep.calls[0]!.headers["metadata-flavor"]]).toEqual([METADATA_TOKEN_URL, "GET", "Google"]);
     ep.answer(200, { access_token: "ya29.vm", expires_in: 3599, token_type: "Bearer" });
