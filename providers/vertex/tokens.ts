@@ -1,5 +1,5 @@
 /**
- * Google OAuth 2 access tokens for Vertex AI. Two sources:
+ * Google OAuth 2 access tokens for Vertex AI. Three sources:
  *
  * - a service-account key: the JWT bearer grant (RFC 7523) to Google's token endpoint — an RS256 assertion signed
  *   with the key by `jose` (`iss` the account's email, `scope` cloud-platform, `aud` the token URL, one hour) —
