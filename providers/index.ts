@@ -6,8 +6,11 @@ import gemini from "./gemini/index.ts";
 import openai from "./openai/index.ts";
 import openaiResponses from "./openai-responses/index.ts";
 import simulator from "./simulator/index.ts";
+import { vertexAdapter } from "./vertex/index.ts";
 
 /** Azure OpenAI speaks OpenAI's wire: it is given those two translations here (providers/azure/index.ts). */
 const azure = azureAdapter({ chat: openai, responses: openaiResponses });
+/** Google Vertex AI serves Gemini's and Anthropic's wires: it is given those two translations (providers/vertex/index.ts). */
+const vertex = vertexAdapter({ gemini, anthropic });
 
-export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock, azure] as const;
+export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock, azure, vertex] as const;

@@ -10,6 +10,7 @@ import { DocumentsFileSchema } from "./documents.ts";
 import { SANDBOX_DEFAULTS } from "../sandbox/settings.ts";
 import { ProviderTimeoutsSchema, ProviderTlsSchema } from "./provider-transport.ts";
 import { AzureProviderFields } from "./azure-provider.ts";
+import { VertexCredentialsSchema, VertexProviderFields, VertexPublisherSchema } from "./vertex-provider.ts";
 
 /** Money and prices may be written as numbers or numeric strings (as providers publish them). */
 const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: "^\\s*[0-9]*\\.?[0-9]+([eE][-+]?[0-9]+)?\\s*$" })]);
@@ -17,18 +18,20 @@ const Price = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: "^
 const Secret = Type.Union([Type.String(), Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false })]);
 
 /**
- * `credentials` of a cloud provider entry (README "Cloud providers"): Bedrock's AWS access keys, each a secret. Other
- * clouds' credential shapes join this one as alternatives.
+ * `credentials` of a cloud provider entry (README "Cloud providers"): Bedrock's AWS access keys, each a secret, or
+ * Vertex AI's service-account key or access token (core/config/vertex-provider.ts).
  */
-const CloudCredentialsSchema = Type.Object(
-  { access_key_id: Secret, secret_access_key: Secret, session_token: Type.Optional(Secret) },
-  { additionalProperties: false },
-);
+const CloudCredentialsSchema = Type.Union([
+  Type.Object({ access_key_id: Secret, secret_access_key: Secret, session_token: Type.Optional(Secret) }, { additionalProperties: false }),
+  VertexCredentialsSchema,
+]);
 
 const ModelSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
     upstream_model: Type.Optional(Type.String({ minLength: 1 })),
+    /** Google Vertex AI only: which publisher serves the model (README "Google Vertex AI"). */
+    publisher: Type.Optional(VertexPublisherSchema),
     name: Type.Optional(Type.String()),
     description: Type.Optional(Type.String()),
     pricing: Type.Optional(
@@ -91,6 +94,8 @@ const ProviderSchema = Type.Object(
     discovery_interval_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
     // Azure OpenAI only (README "Azure OpenAI"): api_version, api, entra.
     ...AzureProviderFields,
+    // Google Vertex AI only (README "Google Vertex AI"): project, location, token_url.
+    ...VertexProviderFields,
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@ import { deepFreeze, resolveDefaults } from "./defaults.ts";
 import { AgentLoopFileSchema, BatchesFileSchema, ConfigFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, type ConfigFile } from "./file-schema.ts";
 import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
 import { toAzureOptions } from "./azure-provider.ts";
+import { toVertexFields } from "./vertex-provider.ts";
 import { toDocumentsConfig } from "./documents.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
@@ -160,6 +161,9 @@ function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string
   const tls = toProviderTls(p.tls, where, configDir, (message) => new ConfigError(message));
   const timeouts = toProviderTimeouts(p.timeouts);
   const azure = toAzureOptions(p, where, (value, field) => resolveSecret(value, field, env), (message) => new ConfigError(message));
+  const vertex = toVertexFields(p, where, env, configDir, (value, field) => resolveSecret(value, field, env), (message) => new ConfigError(message));
+  // Vertex's credentials travel in its options (a key is not a flat map of secrets); the others' as `credentials`.
+  const credentials = vertex === undefined && p.credentials !== undefined ? resolveSecrets(p.credentials as Record<string, string | { env: string }>, `${where}.credentials`, env) : undefined;
   return {
     ...(tls ? { tls } : {}),
     ...(timeouts ? { timeouts } : {}),
@@ -169,10 +173,10 @@ function toProvider(p: ProviderEntry, index: number, env: Env, configDir: string
     adapter: p.adapter,
     baseUrl: (p.base_url ?? (p.adapter === "simulator" ? "simulator://local" : "")).replace(/\/+$/, ""),
     apiKey: resolveSecret(p.api_key, `${where}.api_key`, env),
-    ...(p.region !== undefined ? { region: p.region } : {}),
-    ...(p.credentials !== undefined ? { credentials: resolveSecrets(p.credentials, `${where}.credentials`, env) } : {}),
+    ...(vertex !== undefined ? { region: vertex.region } : p.region !== undefined ? { region: p.region } : {}),
+    ...(credentials !== undefined ? { credentials } : {}),
     headers: p.headers ?? {},
-    options: azure ? { ...p.options, ...azure } : (p.options ?? {}),
+    options: azure ? { ...p.options, ...azure } : vertex ? { ...p.options, ...vertex.options } : (p.options ?? {}),
     models: (p.models ?? []).map((m, j) => toModel(m, `${where}.models[${j}]`)),
     simulated: p.adapter === "simulator",
   };

@@ -12,22 +12,27 @@ import type { ProviderAdapter, UpstreamTarget } from "inference-gateway/sdk";
 import anthropic from "../../providers/anthropic/index.ts";
 import bedrock from "../../providers/bedrock/index.ts";
 import { azureAdapter } from "../../providers/azure/index.ts";
+import { vertexAdapter } from "../../providers/vertex/index.ts";
 import gemini from "../../providers/gemini/index.ts";
 import openai from "../../providers/openai/index.ts";
 import openaiResponses from "../../providers/openai-responses/index.ts";
 import { startSimulatorServer } from "../../providers/simulator/server.ts";
 import { REGION, STATIC_KEY } from "../support/fake-bedrock/identities.ts";
-import { ADAPTERS, fixture, replyOf, serverErrorReply, WIRE, type AdapterId } from "../support/fake-upstream/fixtures.ts";
+import { ADAPTERS, fixture, replyOf, serverErrorReply, VERTEX_LOCATION, VERTEX_PROJECT, WIRE, type AdapterId } from "../support/fake-upstream/fixtures.ts";
 import { startFakeUpstream, type RecordedRequest } from "../support/fake-upstream/server.ts";
 
 const azure = azureAdapter({ chat: openai, responses: openaiResponses });
-const ADAPTER: Record<AdapterId, ProviderAdapter> = { openai, "openai-responses": openaiResponses, anthropic, gemini, bedrock, azure, "azure-responses": azure };
+const vertex = vertexAdapter({ gemini, anthropic });
+const ADAPTER: Record<AdapterId, ProviderAdapter> = { openai, "openai-responses": openaiResponses, anthropic, gemini, bedrock, azure, "azure-responses": azure, vertex, "vertex-anthropic": vertex };
+const VERTEX_TOKEN = "ya29.conformance-kit";
 const FAIL = "[fake fail]";
 const REASON = "[fake reason]";
 
 /** The adapter whose wire `request` came in on (the fake serves all four on one port). */
 function adapterOf(request: RecordedRequest): AdapterId {
   if (request.path.startsWith("/v1beta/")) return "gemini";
+  if (request.path.includes("/publishers/google/")) return "vertex";
+  if (request.path.includes("/publishers/anthropic/")) return "vertex-anthropic";
   if (request.path.startsWith("/model/")) return "bedrock";
   if (request.path === "/openai/v1/chat/completions") return "azure";
   if (request.path === "/openai/responses") return "azure-responses";
@@ -39,6 +44,8 @@ const fake = await startFakeUpstream({
   respond(request) {
     const adapter = adapterOf(request);
     const stream = request.body.stream === true || request.path.endsWith(":streamGenerateContent") || request.path.endsWith("/converse-stream");
+    // Vertex serves a bearer token the conformance target holds (the fake Vertex endpoint checks real tokens).
+    if (adapter.startsWith("vertex") && request.headers.authorization !== `Bearer ${VERTEX_TOKEN}`) return { kind: "json", status: 401, body: { error: { code: 401, message: "Request had invalid authentication credentials.", status: "UNAUTHENTICATED" } } };
     if (request.raw.includes(FAIL)) return serverErrorReply(adapter, stream);
     if (request.raw.includes(REASON)) return replyOf(adapter, "thinking", stream);
     // Bedrock's tools are under toolConfig.
@@ -64,6 +71,10 @@ const target = (adapter: AdapterId): UpstreamTarget => {
   // Bedrock signs with AWS credentials for its region (the fake checks the signature).
   if (adapter === "bedrock") {
     return { ...base, baseUrl: fake.origin, apiKey: undefined, region: REGION, credentials: { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey } };
+  }
+  // Vertex: its project and location, a fixed access token.
+  if (adapter === "vertex" || adapter === "vertex-anthropic") {
+    return { ...base, baseUrl: fake.origin, apiKey: undefined, region: VERTEX_LOCATION, options: { project: VERTEX_PROJECT, access_token: VERTEX_TOKEN } };
   }
   return { ...base, baseUrl: fake.origin + (ROOT[adapter]?.path ?? "/v1"), apiKey: "sk-conformance" };
 };

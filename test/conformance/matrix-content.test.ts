@@ -4,7 +4,7 @@
  * the client saw (in its own format) and what the fake upstream received (in its own dialect).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { fixture, replyOf } from "../support/fake-upstream/fixtures.ts";
+import { fixture, replyOf, wireFamily } from "../support/fake-upstream/fixtures.ts";
 import { send } from "./support/client.ts";
 import { allCells, IMAGE_URL, PNG_DATA_URL, QUESTION, upstreamCall } from "./support/matrix.ts";
 import { MODEL, PROVIDER, startConformance, type Conformance } from "./support/setup.ts";
@@ -88,7 +88,7 @@ for (const cell of allCells()) {
           { kind: "text", role: "user", text: "What landmark is this?" },
           { kind: "image", src: image },
         ]);
-        if (adapter === "gemini" && kind === "http URL") {
+        if (wireFamily(adapter) === "gemini" && kind === "http URL") {
           // Gemini wants a mime type next to fileUri; the adapter guesses it from the extension.
           const part = ((view.body.contents as Array<{ parts: Array<Record<string, unknown>> }>)[0]?.parts ?? [])[1];
           expect(part?.fileData).toEqual({ fileUri: IMAGE_URL, mimeType: "image/png" });

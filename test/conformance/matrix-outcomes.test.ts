@@ -6,7 +6,7 @@
  * error.error_type) — for every inbound format × upstream adapter.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { FIRST_TEXT, fixture, httpErrorReply, midStreamErrorReply, replyOf, resetReply, serverErrorReply } from "../support/fake-upstream/fixtures.ts";
+import { FIRST_TEXT, fixture, httpErrorReply, midStreamErrorReply, replyOf, resetReply, serverErrorReply, wireFamily } from "../support/fake-upstream/fixtures.ts";
 import { frameJson, send, type FormatId, type Seen } from "./support/client.ts";
 import { allCells, QUESTION, upstreamCall } from "./support/matrix.ts";
 import { expectedCost, MODEL, startConformance, type Conformance } from "./support/setup.ts";
@@ -82,7 +82,7 @@ for (const cell of allCells()) {
       if (format === "messages") {
         // Anthropic's own stop_details pass through; otherwise the refusal text (if any) is the explanation.
         // Gemini's filter leaves no text; Bedrock's guardrail answers with its own message as ordinary text.
-        const refusalText = adapter === "gemini" || adapter === "bedrock" ? null : "I can't help with that request.";
+        const refusalText = wireFamily(adapter) === "gemini" || adapter === "bedrock" ? null : "I can't help with that request.";
         const details = fixture(adapter, "refusal").expect.stopDetails ?? { type: "refusal", category: null, explanation: refusalText };
         expect((seen.body as { stop_details: unknown }).stop_details).toEqual(details);
       }

@@ -64,6 +64,9 @@ const REASONING_FORMAT: Record<AdapterId, string> = {
   // Azure OpenAI: a reasoning model's plain reasoning_content (no family), and OpenAI's Responses reasoning.
   azure: "unknown",
   "azure-responses": "openai-responses-v1",
+  // Google Vertex AI: Gemini's thought signatures, Claude's signed thinking.
+  vertex: "google-gemini-v1",
+  "vertex-anthropic": "anthropic-claude-v1",
 };
 
 /**
@@ -94,8 +97,8 @@ function expectReasoningFields(format: string, adapter: AdapterId, first: Seen, 
 function expectCallAndResult(adapter: AdapterId, view: UpstreamView, callId: string): void {
   const call = view.items.find((i) => i.kind === "call");
   const result = view.items.find((i) => i.kind === "result");
-  expect(call).toEqual({ kind: "call", id: adapter === "gemini" ? undefined : callId, name: "get_weather", args: { city: "Paris", unit: "celsius" } });
-  if (adapter === "gemini") {
+  expect(call).toEqual({ kind: "call", id: wireFamily(adapter) === "gemini" ? undefined : callId, name: "get_weather", args: { city: "Paris", unit: "celsius" } });
+  if (wireFamily(adapter) === "gemini") {
     // Gemini has no call ids: the result is matched by function name, and must be an object.
     expect(result).toEqual({ kind: "result", id: undefined, name: "get_weather", content: JSON.stringify(JSON.parse(TOOL_OUTPUT)) });
   } else {
@@ -163,7 +166,7 @@ for (const cell of allCells()) {
       });
       expect(second.status).toBe(200);
       const view = upstreamCall(c.fake, adapter, stream);
-      const gemini = adapter === "gemini";
+      const gemini = wireFamily(adapter) === "gemini";
       expect(view.items.filter((i) => i.kind === "call")).toEqual(want.map((w) => ({ kind: "call", id: gemini ? undefined : w.id, name: "get_weather", args: w.arguments })));
       expect(view.items.filter((i) => i.kind === "result")).toEqual(
         want.map((w, i) => ({ kind: "result", id: gemini ? undefined : w.id, name: gemini ? "get_weather" : undefined, content: `{"temperature_c":${gemini ? "" : " "}${18 + i}}` })),
@@ -188,7 +191,7 @@ for (const cell of allCells()) {
       const reasoning = view.items.filter((i): i is Extract<UpstreamItem, { kind: "reasoning" }> => i.kind === "reasoning");
       if (carry.signature !== undefined) expect(reasoning.map((r) => r.signature)).toContain(carry.signature);
       // Once: a Responses item's summary that repeats its text is not sent as a second copy.
-      if (adapter === "anthropic" || adapter === "openai" || adapter === "bedrock") expect(reasoning.map((r) => r.text)).toEqual([expected.reasoning as string]);
+      if (wireFamily(adapter) === "anthropic" || adapter === "openai" || adapter === "bedrock") expect(reasoning.map((r) => r.text)).toEqual([expected.reasoning as string]);
       if (carry.encrypted !== undefined) expect(reasoning).toContainEqual({ kind: "reasoning", id: carry.id as string, encrypted: carry.encrypted });
       // The reasoning goes back in front of the call it preceded (where it goes back at all).
       const call = view.items.findIndex((i) => i.kind === "call");

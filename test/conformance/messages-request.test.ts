@@ -164,6 +164,19 @@ describe("Messages options in every upstream's dialect", () => {
       inferenceConfig: { maxTokens: 300, stopSequences: ["END"], temperature: 0.2 },
       toolConfig: { toolChoice: { any: {} } },
     },
+    // Google Vertex AI: Gemini's and Anthropic's own dialects (Claude's body without its model).
+    vertex: {
+      generationConfig: {
+        temperature: 0.2,
+        maxOutputTokens: 300,
+        stopSequences: ["END"],
+        responseMimeType: "application/json",
+        responseJsonSchema: SCHEMA,
+        thinkingConfig: { thinkingBudget: 24576, includeThoughts: true },
+      },
+      toolConfig: { functionCallingConfig: { mode: "ANY" } },
+    },
+    "vertex-anthropic": { output_config: { effort: "high", format: { type: "json_schema", schema: SCHEMA } }, stop_sequences: ["END"], temperature: 0.2, tool_choice: { type: "any" }, max_tokens: 300 },
     // Azure OpenAI: OpenAI's own dialects.
     azure: {
       reasoning_effort: "high",

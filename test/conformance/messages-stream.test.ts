@@ -4,7 +4,7 @@
  * reason and usage, `message_stop`), over every adapter, with `event: ping` keep-alives while the upstream is slow.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { ADAPTERS, firstOutputFrame, fixture, replyOf } from "../support/fake-upstream/fixtures.ts";
+import { ADAPTERS, firstOutputFrame, fixture, replyOf, wireFamily } from "../support/fake-upstream/fixtures.ts";
 import type { SseReply } from "../support/fake-upstream/server.ts";
 import { frameJson, send, WEATHER_TOOL, type Frame } from "./support/client.ts";
 import { QUESTION, WEATHER_QUESTION } from "./support/matrix.ts";
@@ -69,7 +69,7 @@ describe("event sequence (every adapter)", () => {
     });
 
     // Issue 17 item 9: clients such as LangChain's ChatAnthropic read input tokens only from message_start.
-    const early = adapter === "anthropic" || adapter === "gemini";
+    const early = wireFamily(adapter) === "anthropic" || wireFamily(adapter) === "gemini";
     test(`${adapter}: message_start carries the prompt tokens ${early ? "the upstream reported before the first token" : "as 0 (this upstream counts them at the end)"}`, async () => {
       c.fake.enqueue(replyOf(adapter, "text", true));
       const seen = await send(c.gw, "messages", { model: MODEL[adapter], turns: [{ role: "user", text: QUESTION }], stream: true });
@@ -81,7 +81,7 @@ describe("event sequence (every adapter)", () => {
       expect(start.input_tokens).toBe(early ? final.input_tokens : 0);
       expect(start.cache_read_input_tokens).toBe(early ? usage.cacheRead : 0);
       // Anthropic's own message_start says output_tokens 1; passed on as it came.
-      expect(start.output_tokens).toBe(adapter === "anthropic" ? 1 : 0);
+      expect(start.output_tokens).toBe(wireFamily(adapter) === "anthropic" ? 1 : 0);
     });
 
     test(`${adapter}: thinking then tool use — thinking, signature and input_json deltas in their own blocks`, async () => {
@@ -124,7 +124,7 @@ describe("ping keep-alives while the upstream is slow (server.keep_alive_ms = 10
   /** The text stream with a pause after its first output (`message_start` for Anthropic, the first text delta else). */
   function slow(adapter: "anthropic" | "openai", afterFirstOutput = true): SseReply {
     const reply = replyOf(adapter, "text", true) as SseReply;
-    const index = adapter === "anthropic" || !afterFirstOutput ? 1 : firstOutputFrame(adapter) + 1;
+    const index = wireFamily(adapter) === "anthropic" || !afterFirstOutput ? 1 : firstOutputFrame(adapter) + 1;
     return { ...reply, pause: { index, ms: 320 } };
   }
 

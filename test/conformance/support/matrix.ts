@@ -53,6 +53,17 @@ export function upstreamCall(fake: FakeUpstream, adapter: AdapterId, stream: boo
       expect(request.headers.authorization).toBeUndefined();
       expect(request.body.model).toBe(WIRE[adapter].upstreamModel);
       break;
+    case "vertex":
+      expect(request.headers.authorization).toBe(`Bearer ${key}`);
+      expect(request.headers["x-goog-api-key"]).toBeUndefined();
+      break;
+    case "vertex-anthropic":
+      // Vertex takes the model from the URL and the version from the body.
+      expect(request.headers.authorization).toBe(`Bearer ${key}`);
+      expect(request.headers["anthropic-version"]).toBeUndefined();
+      expect(request.body.model).toBeUndefined();
+      expect(request.body.anthropic_version).toBe("vertex-2023-10-16");
+      break;
   }
   const view = viewOf(adapter, request);
   expect(view.stream).toBe(stream);

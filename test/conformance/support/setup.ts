@@ -4,7 +4,7 @@
  */
 import { ConfigFileSchema, type ConfigFile } from "../../../core/config/file-schema.ts";
 import { REGION, STATIC_KEY } from "../../support/fake-bedrock/identities.ts";
-import { ADAPTERS, WIRE, type AdapterId, type ExpectedUsage } from "../../support/fake-upstream/fixtures.ts";
+import { ADAPTERS, VERTEX_LOCATION, VERTEX_PROJECT, WIRE, type AdapterId, type ExpectedUsage } from "../../support/fake-upstream/fixtures.ts";
 import { startFakeUpstream, type FakeUpstream } from "../../support/fake-upstream/server.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 
@@ -19,6 +19,8 @@ export const MODEL: Record<AdapterId, string> = {
   bedrock: "conf/bedrock",
   azure: "conf/azure",
   "azure-responses": "conf/azure-responses",
+  vertex: "conf/vertex",
+  "vertex-anthropic": "conf/vertex-anthropic",
 };
 
 /** Provider id per adapter (what `provider` / `service_metadata` name). */
@@ -30,6 +32,8 @@ export const PROVIDER: Record<AdapterId, string> = {
   bedrock: "up-bedrock",
   azure: "up-azure",
   "azure-responses": "up-azure-responses",
+  vertex: "up-vertex",
+  "vertex-anthropic": "up-vertex-anthropic",
 };
 
 /** The API key the gateway holds for each upstream (asserted on the recorded request headers); Bedrock's access key id. */
@@ -41,6 +45,9 @@ export const UPSTREAM_KEY: Record<AdapterId, string> = {
   bedrock: STATIC_KEY.accessKeyId,
   azure: "az-fake-key-azure",
   "azure-responses": "az-fake-key-responses",
+  // Vertex: a fixed OAuth access token (the service-account grant is tested against the fake Vertex endpoint).
+  vertex: "ya29.conformance-vertex",
+  "vertex-anthropic": "ya29.conformance-vertex-claude",
 };
 
 /** Where each adapter's upstream root is on the fake, and the provider fields beyond the key. */
@@ -61,7 +68,7 @@ export interface Conformance {
 export function providersFor(fake: FakeUpstream): NonNullable<ConfigFile["providers"]> {
   return ADAPTERS.map((adapter) => ({
     id: PROVIDER[adapter],
-    adapter: adapter === "azure-responses" ? "azure" : adapter,
+    adapter: adapter === "azure-responses" ? "azure" : adapter === "vertex-anthropic" ? "vertex" : adapter,
     ...credentialsOf(adapter, fake),
     models: [{ id: MODEL[adapter], upstream_model: WIRE[adapter].upstreamModel, pricing: PRICING, context_length: 200000 }],
   }));
@@ -72,6 +79,9 @@ function credentialsOf(adapter: AdapterId, fake: FakeUpstream): Partial<NonNulla
   switch (adapter) {
     case "bedrock":
       return { base_url: fake.origin, region: REGION, credentials: { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey } };
+    case "vertex":
+    case "vertex-anthropic":
+      return { base_url: fake.origin, project: VERTEX_PROJECT, location: VERTEX_LOCATION, credentials: { access_token: UPSTREAM_KEY[adapter] } };
     default:
       return { base_url: fake.origin + (UPSTREAM_ROOT[adapter]?.path ?? "/v1"), ...UPSTREAM_ROOT[adapter]?.fields, api_key: UPSTREAM_KEY[adapter] };
   }

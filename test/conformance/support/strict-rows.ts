@@ -272,7 +272,13 @@ const AZURE: Row[] = [
   },
 ];
 
-export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI, ...BEDROCK, ...AZURE];
+/** Google Vertex AI: what Claude on Vertex does not take (providers/vertex/request.ts). */
+const VERTEX: Row[] = [
+  { site: "providers/vertex/request.ts", format: "messages", adapter: "vertex-anthropic", body: { speed: "fast" }, field: "speed" },
+  { site: "providers/vertex/request.ts", format: "messages", adapter: "vertex-anthropic", body: { mcp_servers: [{ type: "url", url: "https://mcp.example.com/sse", name: "example" }] }, field: "mcp_servers" },
+];
+
+export const ROWS: Row[] = [...DECODERS, ...OPENAI, ...RESPONSES, ...ANTHROPIC, ...GEMINI, ...BEDROCK, ...AZURE, ...VERTEX];
 
 /**
  * Sites no inbound format can reach: defensive branches for canonical shapes no decoder produces (a plugin could),

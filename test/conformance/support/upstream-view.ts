@@ -175,7 +175,7 @@ export function viewOf(adapter: AdapterId, request: RecordedRequest): UpstreamVi
       ? openaiView(body)
       : family === "openai-responses"
         ? responsesView(body)
-        : adapter === "anthropic"
+        : wireFamily(adapter) === "anthropic"
           ? anthropicView(body)
           : adapter === "bedrock"
             ? bedrockView(body, request.path)

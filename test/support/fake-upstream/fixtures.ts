@@ -18,7 +18,10 @@ export type AdapterId =
   // deployments style (api-version).
   | "bedrock"
   | "azure"
-  | "azure-responses";
+  | "azure-responses"
+  // Google Vertex AI: Gemini (publishers/google) and Claude (publishers/anthropic).
+  | "vertex"
+  | "vertex-anthropic";
 export const ADAPTERS: readonly AdapterId[] = [
   "openai",
   "openai-responses",
@@ -28,14 +31,23 @@ export const ADAPTERS: readonly AdapterId[] = [
   "bedrock",
   "azure",
   "azure-responses",
+  "vertex",
+  "vertex-anthropic",
 ];
 
-/** The adapter whose wire (and translation) an adapter shares: Azure's are OpenAI's. */
+/** The adapter whose wire (and translation) an adapter shares: Azure's are OpenAI's, Vertex's Gemini's and Anthropic's. */
 export function wireFamily(adapter: AdapterId): AdapterId {
   if (adapter === "azure") return "openai";
   if (adapter === "azure-responses") return "openai-responses";
+  if (adapter === "vertex") return "gemini";
+  if (adapter === "vertex-anthropic") return "anthropic";
   return adapter;
 }
+
+/** Where the conformance fake serves Vertex's models (project and location of the conformance providers). */
+export const VERTEX_PROJECT = "conf-project";
+export const VERTEX_LOCATION = "us-east5";
+const VERTEX_MODELS = `^/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers`;
 
 /** `web-search` exists only for the adapters whose upstream has a search of its own (anthropic, openai-responses). */
 export type FixtureName = "text" | "tool-call" | "parallel-tool-calls" | "thinking" | "max-tokens" | "refusal" | "error" | "web-search";
@@ -103,6 +115,17 @@ export const WIRE: Record<AdapterId, { style: SseStyle; path: (stream: boolean) 
   // Azure OpenAI: the deployment is the upstream model.
   azure: { style: "data", path: () => /^\/openai\/v1\/chat\/completions$/, upstreamModel: "gpt-4o-prod" },
   "azure-responses": { style: "named", path: () => /^\/openai\/responses\?api-version=2025-04-01-preview$/, upstreamModel: "gpt-5-prod" },
+  // Google Vertex AI: the project, location and publisher in the path; Claude's version after an `@`.
+  vertex: {
+    style: "crlf",
+    path: (stream) => new RegExp(`${VERTEX_MODELS}/google/models/gemini-2\\.5-flash:${stream ? "streamGenerateContent\\?alt=sse" : "generateContent"}$`),
+    upstreamModel: "gemini-2.5-flash",
+  },
+  "vertex-anthropic": {
+    style: "named",
+    path: (stream) => new RegExp(`${VERTEX_MODELS}/anthropic/models/claude-sonnet-4-5@20250929:${stream ? "streamRawPredict" : "rawPredict"}$`),
+    upstreamModel: "claude-sonnet-4-5@20250929",
+  },
 };
 
 const ROOT = join(import.meta.dir, "../../fixtures/wire");
@@ -149,6 +172,9 @@ export function serverErrorReply(adapter: AdapterId, stream: boolean): JsonReply
     // Azure OpenAI
     azure: { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } },
     "azure-responses": { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: "server_error" } },
+    // Google Vertex AI
+    vertex: { error: { code: 500, message: "Internal error encountered.", status: "INTERNAL" } },
+    "vertex-anthropic": { type: "error", error: { type: "api_error", message: "Internal server error" } },
   };
   const reply: JsonReply = { kind: "json", status: 500, body: bodies[adapter], expectPath: WIRE[adapter].path(stream) };
   if (adapter === "bedrock") reply.headers = { "x-amzn-errortype": "InternalServerException:http://internal.amazon.com/coral/com.amazon.bedrock/" };

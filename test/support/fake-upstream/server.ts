@@ -8,6 +8,7 @@
  * - `POST /model/{modelId}/converse` and `/converse-stream` (`bedrock`: credentials checked as Bedrock checks them,
  *   a SigV4 signature recomputed independently or an API key, test/support/fake-bedrock/sigv4.ts; a refusal is AWS's 403)
  * - `POST /openai/v1/chat/completions` and `POST /openai/responses?api-version=…` (`azure`, both APIs)
+ * - `POST /v1/projects/{p}/locations/{l}/publishers/{google|anthropic}/models/{m}:{method}` (`vertex`)
  *
  * It records every request (method, path, query, headers, parsed body) and answers each one with the next scripted
  * reply from a FIFO queue: a JSON body (any status), an SSE frame list (optionally paused, cut, or reset mid-stream),
@@ -96,6 +97,8 @@ const ROUTES: RegExp[] = [
   // Azure OpenAI
   /^\/openai\/v1\/chat\/completions$/,
   /^\/openai\/responses$/,
+  // Google Vertex AI
+  /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/[^/:]+:(generateContent|streamGenerateContent|rawPredict|streamRawPredict)$/,
 ];
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
