@@ -7,6 +7,7 @@
  * CPU_BENCH_N calls, after a warm-up), collected and streamed. What Vertex adds: the bearer token, and for Claude the
  * body's first field swapped and the URL chosen (providers/vertex/transport.ts).
  */
+import type { Warning } from "../core/model/warnings.ts";
 import { generateKeyPairSync } from "node:crypto";
 import pino from "pino";
 import { conformanceRequest } from "../core/sdk/conformance.ts";
@@ -74,7 +75,8 @@ async function runner(c: (typeof CASES)[number], stream: boolean): Promise<() =>
   const helpers = createModuleHelpers({ logger: pino({ level: "silent" }), fetch: stubFetch(c.wire), kv: createMemoryKv(clock), clock, ids: { id: (p) => `${p}1` } });
   const target = c.adapter.prepareTarget ? c.adapter.prepareTarget(c.target) : c.target;
   const one = async () => {
-    const call = { request: conformanceRequest("What is the capital of France?", { stream }), target, signal: new AbortController().signal, helpers };
+    const request = conformanceRequest("What is the capital of France?", { stream });
+    const call = { request, target, signal: new AbortController().signal, helpers, warn: (warning: Warning) => void request.warnings.push(warning) };
     if (!stream) return void (await c.adapter.generate(call));
     for await (const _ of await c.adapter.stream(call));
   };
