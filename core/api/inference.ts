@@ -13,6 +13,7 @@ import { runPipeline } from "../pipeline/pipeline.ts";
 import { pipelineLogs } from "../pipeline/request-log.ts";
 import { applyPromptTemplate } from "../presets/prompt-template.ts";
 import { applyPresetReference } from "../presets/resolve.ts";
+import { presetSetting } from "../cache/setting-body.ts";
 
 /** One POST route for one format, authenticated before the body is validated (401 precedes 400). */
 export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, format: WireFormat, summary: string) {
@@ -26,17 +27,19 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
       if (principal.isManagement) return {};
       // A Responses `prompt` template is a preset too (issue 17 item 5); a request naming both is refused there.
       await applyPromptTemplate(deps.store.presets, principal.workspaceId, format.id, body);
-      await applyPresetReference(deps.store.presets, principal.workspaceId, format.id, body);
-      return {};
+      const preset = await applyPresetReference(deps.store.presets, principal.workspaceId, format.id, body);
+      // The preset's response-cache setting is no request field: it reaches the cache stage on the context.
+      return preset ? { presetCache: presetSetting(preset.designatedVersion.config) } : {};
     })
     .post(
       path,
-      async ({ body, request, principal }) => {
+      async ({ body, request, principal, presetCache }) => {
         const key = idempotencyKeyOf(request.headers);
         if (key === undefined) {
           // Validated here, after the preset merge, not by Elysia (core/http/body-check.ts says why).
           const ctx = newContext(deps, format, checkBody(body) as Record<string, unknown>, request.headers, request.signal);
           ctx.principal = principal;
+          if (presetCache) ctx.presetCache = presetCache;
           // From here the renderer writes this request's log line (at the end of its stream, if it streams).
           pipelineLogs(request);
           return respond(ctx, runPipeline(ctx));
@@ -53,6 +56,7 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
             // reply is recorded as the client reads it (its format's stream passes through the recording).
             const ctx = newContext(deps, recorder.format(format), checkBody(body) as Record<string, unknown>, request.headers, new AbortController().signal);
             ctx.principal = principal;
+            if (presetCache) ctx.presetCache = presetCache;
             pipelineLogs(request);
             return respond(ctx, runPipeline(ctx).then((outcome) => recorder.outcome(outcome)));
           },
