@@ -8,12 +8,13 @@
  * 2. miss vs plain: a fresh prompt each time, with the header (looked up, then kept) and without.
  *
  * Wall time per request (client and gateway in one process: both arms pay the client alike). CACHE_BENCH_N pairs per
- * phase (default 300). All on 127.0.0.1; bounded by counts.
+ * phase (default 300); with REDIS_URL set the kv (and so the cache) is that Redis. All on 127.0.0.1; bounded by counts.
  */
 import { startTestGateway } from "../test/support/gateway.ts";
 
 const PAIRS = Number(process.env.CACHE_BENCH_N ?? 300);
-const gw = await startTestGateway();
+const gw = await startTestGateway(process.env.REDIS_URL ? { env: { REDIS_URL: process.env.REDIS_URL } } : {});
+console.log(`kv: ${process.env.REDIS_URL ? "Redis" : "memory"}; ${PAIRS} pairs per phase`);
 const CACHE = { "x-service-cache": "true" };
 
 async function timed(body: Record<string, unknown>, headers: Record<string, string>): Promise<number> {
