@@ -348,3 +348,47 @@ describe("the OpenRouter SDK", () => {
     expect((rig.bodies.at(-1) as Json).service_metadata.cache).toEqual({ status: "hit" });
   });
 });
+
+describe("the operator's cache settings", () => {
+  let priced: TestGateway;
+  let client: OpenAI;
+  beforeAll(async () => {
+    priced = await startTestGateway({
+      file: {
+        simulator: true,
+        cache: { read_price_factor: 0.5, max_entry_bytes: 2_048 },
+        providers: [{ id: "acme", adapter: "openai", base_url: up.url, api_key: "k", models: [{ id: MODEL, upstream_model: "m", pricing: PRICING }] }],
+      },
+    });
+    client = new OpenAI({ baseURL: priced.baseUrl, apiKey: priced.inferenceKey, maxRetries: 0 });
+  });
+  afterAll(async () => priced.close());
+
+  test("cache.read_price_factor: a hit is billed that share of what the answer cost, on the key and its record", async () => {
+    const body = chat(fresh("priced"));
+    const first = await client.chat.completions.create(body, CACHE);
+    const cost = (first.usage as Json).cost as number;
+    expect(cost).toBeGreaterThan(0);
+    const hit = await client.chat.completions.create(body, CACHE).withResponse();
+    expect(hit.response.headers.get("x-service-cache")).toBe("HIT");
+    expect((hit.data.usage as Json).cost).toBeCloseTo(cost * 0.5, 12);
+    await priced.gateway.deps.ledger.flush();
+    const record = ((await (await priced.request(`/generation?id=${hit.data.id}`, { key: ADMIN_KEY })).json()) as Json).data;
+    expect(record.total_cost).toBeCloseTo(cost * 0.5, 12);
+  });
+
+  test("cache.max_entry_bytes: a larger answer is not kept, streamed or not", async () => {
+    up.fallback = { kind: "ok", text: "long ".repeat(500) };
+    for (const stream of [false, true]) {
+      const body = chat(fresh("long"));
+      const first = await priced.request("/chat/completions", { method: "POST", json: { ...body, stream }, headers: CACHE.headers });
+      await first.text();
+      const again = await priced.request("/chat/completions", { method: "POST", json: body, headers: CACHE.headers });
+      expect(again.headers.get("x-service-cache")).toBe("MISS");
+    }
+    up.fallback = { kind: "ok", text: "short" };
+    const body = chat(fresh("short"));
+    await client.chat.completions.create(body, CACHE);
+    expect((await client.chat.completions.create(body, CACHE).withResponse()).response.headers.get("x-service-cache")).toBe("HIT");
+  });
+});
