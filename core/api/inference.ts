@@ -26,10 +26,11 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
     .derive({ as: "local" }, async ({ body, principal }) => {
       if (principal.isManagement) return {};
       // A Responses `prompt` template is a preset too (issue 17 item 5); a request naming both is refused there.
-      await applyPromptTemplate(deps.store.presets, principal.workspaceId, format.id, body);
+      const template = await applyPromptTemplate(deps.store.presets, principal.workspaceId, format.id, body);
       const preset = await applyPresetReference(deps.store.presets, principal.workspaceId, format.id, body);
       // The preset's response-cache setting is no request field: it reaches the cache stage on the context.
-      return preset ? { presetCache: presetSetting(preset.designatedVersion.config) } : {};
+      const config = preset?.designatedVersion.config ?? template?.config;
+      return config ? { presetCache: presetSetting(config) } : {};
     })
     .post(
       path,

@@ -258,6 +258,8 @@ describe("settings, isolation, guardrails, deletion, metrics", () => {
     const hit = await client.chat.completions.create(body).withResponse();
     expect(hit.response.headers.get("x-service-cache")).toBe("HIT");
     expect(hit.response.headers.get("x-service-cache-ttl")).toBe("120");
+    // The request's own word wins over its key's.
+    expect((await client.chat.completions.create(body, { headers: { "X-Service-Cache": "false" } }).withResponse()).response.headers.get("x-service-cache")).toBeNull();
     const tooLong = await gw.request(`/keys/${created.data.hash}`, { method: "PATCH", key: ADMIN_KEY, json: { cache: { enabled: true, ttl_seconds: 86_401 } } });
     expect(tooLong.status).toBe(400);
     await gw.request(`/keys/${created.data.hash}`, { method: "PATCH", key: ADMIN_KEY, json: { cache: null } });
@@ -273,6 +275,10 @@ describe("settings, isolation, guardrails, deletion, metrics", () => {
     const hit = await gw.request("/chat/completions", { method: "POST", json: body });
     expect(hit.headers.get("x-service-cache")).toBe("HIT");
     expect(hit.headers.get("x-service-cache-ttl")).toBe("30");
+    // A Responses prompt template is a preset too.
+    const templated = { model: MODEL, prompt: { id: slug }, input: fresh("template") };
+    await gw.request("/responses", { method: "POST", json: templated });
+    expect((await gw.request("/responses", { method: "POST", json: templated })).headers.get("x-service-cache")).toBe("HIT");
   });
 
   test("another workspace never sees an entry", async () => {
