@@ -14,6 +14,7 @@ import { pipelineLogs } from "../pipeline/request-log.ts";
 import { applyPromptTemplate } from "../presets/prompt-template.ts";
 import { applyPresetReference } from "../presets/resolve.ts";
 import { presetSetting } from "../cache/setting-body.ts";
+import { CACHE_PARAMETERS } from "../cache/setting.ts";
 
 /** One POST route for one format, authenticated before the body is validated (401 precedes 400). */
 export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, format: WireFormat, summary: string) {
@@ -63,6 +64,6 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
           },
         });
       },
-      { parse: "json", detail: { summary, tags: ["inference"], parameters: [IDEMPOTENCY_PARAMETER], requestBody: jsonRequestBody(format.schema) } },
+      { parse: "json", detail: { summary, tags: ["inference"], parameters: [IDEMPOTENCY_PARAMETER, ...CACHE_PARAMETERS], requestBody: jsonRequestBody(format.schema) } },
     );
 }

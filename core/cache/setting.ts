@@ -86,3 +86,10 @@ export interface CacheReport {
   /** Why the rules did not keep the answer (core/cache/rules.ts), when they did not. */
   skipped?: string;
 }
+
+/** The cache's request headers in the OpenAPI document of the inference routes. */
+export const CACHE_PARAMETERS = [
+  { in: "header" as const, name: "X-Service-Cache", required: false, schema: { type: "string" as const, enum: ["true", "false", "force"] }, description: 'Answer from the response cache and keep the answer there (README "Response cache"); `force` also for what the rules skip, `false` opts out of a key\'s or preset\'s default.' },
+  { in: "header" as const, name: "X-Service-Cache-TTL", required: false, schema: { type: "integer" as const, minimum: 1 }, description: "Seconds the answer is kept (at most cache.max_ttl_seconds, 86,400 by default)." },
+  { in: "header" as const, name: "X-Service-Cache-Clear", required: false, schema: { type: "string" as const, enum: ["true"] }, description: "Skip the lookup and replace the entry with the fresh answer." },
+];
