@@ -7,6 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { hashSecret } from "../../../core/auth/key-material.ts";
+import { createMemoryKv } from "../../../core/kv/memory.ts";
 import { startFaultUpstream, type FaultUpstream } from "../../support/fault-upstream.ts";
 import { ADMIN_KEY, startTestGateway, type TestGateway } from "../../support/gateway.ts";
 import { chatOnce, sdkClient } from "../../support/openrouter-sdk.ts";
@@ -396,5 +397,27 @@ describe("the operator's cache settings", () => {
     const body = chat(fresh("short"));
     await client.chat.completions.create(body, CACHE);
     expect((await client.chat.completions.create(body, CACHE).withResponse()).response.headers.get("x-service-cache")).toBe("HIT");
+  });
+});
+
+describe("a kv that cannot be reached", () => {
+  test("turns the cache into misses, never into failed requests", async () => {
+    const kv = createMemoryKv();
+    const down = () => Promise.reject(new Error("connect ECONNREFUSED"));
+    const broken = await startTestGateway({
+      file: { simulator: true, providers: [{ id: "acme", adapter: "openai", base_url: up.url, api_key: "k", models: [{ id: MODEL, upstream_model: "m", pricing: PRICING }] }] },
+      overrides: { kv: { ...kv, poolGet: down, poolPut: down } },
+    });
+    try {
+      const body = chat(fresh("down"));
+      for (const stream of [false, true, false]) {
+        const res = await broken.request("/chat/completions", { method: "POST", json: { ...body, stream }, headers: CACHE.headers });
+        expect(res.status).toBe(200);
+        expect(res.headers.get("x-service-cache")).toBe("MISS");
+        expect(await res.text()).toContain(stream ? '"content":" acme"' : "hello from acme");
+      }
+    } finally {
+      await broken.close();
+    }
   });
 });
