@@ -21,6 +21,7 @@ import { countTokensRoute } from "./api/count-tokens.ts";
 import { batchRoutes } from "./api/batches.ts";
 import { containerRoutes } from "./api/containers.ts";
 import { keyRoutes } from "./api/keys.ts";
+import { cacheRoutes } from "./api/cache.ts";
 import { presetRoutes } from "./api/presets.ts";
 import { guardrailRoutes } from "./api/guardrails.ts";
 import { guardrailAssignmentRoutes } from "./api/guardrail-assignments.ts";
@@ -49,7 +50,8 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
     .use(guardrailAssignmentRoutes(deps, auth))
     .use(betaAdmissionRoutes(deps, auth))
     .use(usageRoutes(deps, auth))
-    .use(generationLogRoutes(deps, auth));
+    .use(generationLogRoutes(deps, auth))
+    .use(cacheRoutes(deps, auth));
   // Elysia instances are mutable: `use` registers the routes on `api` itself.
   for (const route of formatRoutes) api.use(inferenceRoute(deps, auth, route.path, route.format, route.summary));
   api.use(countTokensRoute(deps, auth));

@@ -34,8 +34,11 @@ export interface Charge {
   readonly source: string;
 }
 
-/** Who did the work: `{plugin: "web"}` or `{tool: "service:web_search"}` (in the 402's metadata and the charge). */
-export type ChargeSource = { plugin: string } | { tool: string };
+/**
+ * Who did the work: `{plugin: "web"}`, `{tool: "service:web_search"}`, or the response cache's hit priced at
+ * `cache.read_price_factor` (in the 402's metadata and the charge).
+ */
+export type ChargeSource = { plugin: string } | { tool: string } | { cache: "response" };
 
 /** How the request ended (its latest turn, until the bill closes), for the generation record, metrics and traces. */
 export interface Ending {
@@ -205,7 +208,7 @@ export class Bill {
    * not fit, nothing billed), then added. Resolves with the charge, for `refund`.
    */
   async charge(who: ChargeSource, amount: number, description: string): Promise<Charge> {
-    const source = "plugin" in who ? `plugin "${who.plugin}"` : who.tool;
+    const source = "plugin" in who ? `plugin "${who.plugin}"` : "tool" in who ? who.tool : "response cache";
     if (!Number.isFinite(amount) || amount < 0) throw new TypeError(`${source}: charge(${amount}) must be a finite, non-negative USD amount`);
     const usd = roundUsd(amount);
     if (usd > 0 && this.holds && !(await this.extend(usd))) {

@@ -12,6 +12,8 @@ import { newContext } from "../pipeline/new-context.ts";
 import { runPipeline } from "../pipeline/pipeline.ts";
 import { pipelineLogs } from "../pipeline/request-log.ts";
 import { mergePresets } from "../presets/merge.ts";
+import { presetSetting } from "../cache/setting-body.ts";
+import { CACHE_PARAMETERS } from "../cache/setting.ts";
 
 /** One POST route for one format, authenticated before the body is validated (401 precedes 400). */
 export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, format: WireFormat, summary: string) {
@@ -23,17 +25,19 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
     // validated and decoded. Management keys are refused by the pipeline's auth stage, so they resolve nothing here.
     .derive({ as: "local" }, async ({ body, principal }) => {
       if (principal.isManagement) return {};
-      await mergePresets(deps.store.presets, principal.workspaceId, format.id, body);
-      return {};
+      const config = await mergePresets(deps.store.presets, principal.workspaceId, format.id, body);
+      // The preset's response-cache setting is no request field: it reaches the cache stage on the context.
+      return config ? { presetCache: presetSetting(config) } : {};
     })
     .post(
       path,
-      async ({ body, request, principal }) => {
+      async ({ body, request, principal, presetCache }) => {
         const key = idempotencyKeyOf(request.headers);
         if (key === undefined) {
           // Validated here, after the preset merge, not by Elysia (core/http/body-check.ts says why).
           const ctx = newContext(deps, format, checkBody(body) as Record<string, unknown>, request.headers, request.signal);
           ctx.principal = principal;
+          if (presetCache) ctx.presetCache = presetCache;
           // From here the renderer writes this request's log line (at the end of its stream, if it streams).
           pipelineLogs(request);
           return respond(ctx, runPipeline(ctx));
@@ -50,11 +54,12 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
             // reply is recorded as the client reads it (its format's stream passes through the recording).
             const ctx = newContext(deps, recorder.format(format), checkBody(body) as Record<string, unknown>, request.headers, new AbortController().signal);
             ctx.principal = principal;
+            if (presetCache) ctx.presetCache = presetCache;
             pipelineLogs(request);
             return respond(ctx, runPipeline(ctx).then((outcome) => recorder.outcome(outcome)));
           },
         });
       },
-      { parse: "json", detail: { summary, tags: ["inference"], parameters: [IDEMPOTENCY_PARAMETER], requestBody: jsonRequestBody(format.schema) } },
+      { parse: "json", detail: { summary, tags: ["inference"], parameters: [IDEMPOTENCY_PARAMETER, ...CACHE_PARAMETERS], requestBody: jsonRequestBody(format.schema) } },
     );
 }

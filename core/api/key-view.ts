@@ -3,6 +3,7 @@
  * Spending comes from the usage ledger (`./key-spending.ts`); the BYOK figures are 0 because the gateway has no
  * bring-your-own-key, and `external_user` / `creator_user_id` are null because it has no users (README "API keys").
  */
+import { settingView } from "../cache/setting-body.ts";
 import type { UsagePeriods } from "../accounting/usage-periods.ts";
 import type { ApiKeyRecord } from "../store/types.ts";
 import { roundUsd } from "../accounting/money.ts";
@@ -30,6 +31,8 @@ export function keyView(record: ApiKeyRecord, spending: KeySpending): Record<str
     include_byok_in_limit: record.includeByokInLimit ?? false,
     // Only when the key has its own strict-mode default (README "Strict mode").
     ...(record.strict !== undefined ? { strict: record.strict } : {}),
+    // Only when the key has its own response-cache setting (README "Response cache").
+    ...(record.cache !== undefined ? { cache: settingView(record.cache) } : {}),
     usage,
     usage_daily: roundUsd(spending.periods.daily),
     usage_weekly: roundUsd(spending.periods.weekly),

@@ -13,6 +13,8 @@ import { limitFields } from "../limits/key-view.ts";
 import { checkStorableText } from "../store/text.ts";
 import type { ApiKeyRecord } from "../store/types.ts";
 import { readOneWithSpending, readWithSpending } from "./key-spending.ts";
+import { CacheSettingSchema, checkedSetting } from "../cache/setting-body.ts";
+import { cacheConfigOf } from "../config/cache.ts";
 import { keyView, type KeySpending } from "./key-view.ts";
 
 const LimitReset = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()]);
@@ -35,6 +37,8 @@ const CreateKeyBody = t.Object({
   rate_limit: t.Optional(RateLimit),
   include_byok_in_limit: t.Optional(IncludeByok),
   strict: t.Optional(Strict),
+  /** The key's response-cache setting (README "Response cache"). */
+  cache: t.Optional(CacheSettingSchema),
 });
 
 const PatchKeyBody = t.Object({
@@ -45,6 +49,8 @@ const PatchKeyBody = t.Object({
   rate_limit: t.Optional(RateLimit),
   include_byok_in_limit: t.Optional(IncludeByok),
   strict: t.Optional(t.Union([Strict, t.Null()])),
+  /** null gives the key back to its workspace's setting. */
+  cache: t.Optional(t.Union([CacheSettingSchema, t.Null()])),
 });
 
 const ListQuery = t.Object({
@@ -86,6 +92,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           rateLimit: body.rate_limit ? toRateLimitSetting(body.rate_limit) : null,
           includeByokInLimit: body.include_byok_in_limit ?? false,
           ...(body.strict !== undefined ? { strict: body.strict } : {}),
+          ...(body.cache !== undefined ? { cache: checkedSetting(body.cache, "cache", cacheConfigOf(deps.config).maxTtlSeconds) } : {}),
         });
         return jsonResponse({ data: await view(await ownKey(principal, record.hash)), key: secret }, 201);
       },
@@ -121,6 +128,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit && toRateLimitSetting(body.rate_limit) } : {}),
           ...(body.include_byok_in_limit !== undefined ? { includeByokInLimit: body.include_byok_in_limit } : {}),
           ...(body.strict !== undefined ? { strict: body.strict } : {}),
+          ...(body.cache !== undefined ? { cache: body.cache && checkedSetting(body.cache, "cache", cacheConfigOf(deps.config).maxTtlSeconds) } : {}),
         });
         if (!updated) throw errors.notFound("API key not found");
         await deps.keyCache.invalidate(params.hash);

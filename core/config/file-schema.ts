@@ -7,6 +7,7 @@ import { Defaulted } from "./defaults.ts";
 import { LimitsFileSchema, RoutingFileSchema } from "./routing-limits.ts";
 import { MetricsFileSchema, TracingFileSchema } from "./observability.ts";
 import { DocumentsFileSchema } from "./documents.ts";
+import { CacheFileSchema } from "./cache.ts";
 import { SANDBOX_DEFAULTS } from "../sandbox/settings.ts";
 import { ProviderTimeoutsSchema, ProviderTlsSchema } from "./provider-transport.ts";
 import { AzureProviderFields } from "./azure-provider.ts";
@@ -240,6 +241,8 @@ export const ConfigFileSchema = Type.Object(
     ),
     /** Reading PDFs and HTML pages off the event loop, and the caps on each (README "Caps on heavy work"). */
     documents: Type.Optional(DocumentsFileSchema),
+    /** The response cache (README "Response cache"): TTLs, sizes, what a hit costs. */
+    cache: Type.Optional(CacheFileSchema),
     sandbox: Type.Optional(SandboxFileSchema),
     server: Type.Optional(ServerFileSchema),
   },

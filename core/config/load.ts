@@ -7,6 +7,7 @@ import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
 import { toAzureOptions } from "./azure-provider.ts";
 import { toVertexFields } from "./vertex-provider.ts";
 import { toDocumentsConfig } from "./documents.ts";
+import { toCacheConfig } from "./cache.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
 import { simulatorProvider } from "./simulator-default.ts";
@@ -90,6 +91,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     sandbox: toSandbox(file.sandbox),
     ...(file.guardrails ? { guardrails: toGuardrails(file.guardrails) } : {}),
     documents: toDocumentsConfig(file.documents),
+    cache: toCacheConfig(file.cache),
     ...observability(file, env),
     // Absent, the recording takes its default (core/idempotency/recording.ts).
     ...(file.idempotency?.max_reply_bytes !== undefined ? { idempotency: { maxReplyBytes: file.idempotency.max_reply_bytes } } : {}),

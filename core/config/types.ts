@@ -2,6 +2,7 @@
 import type { LimitsConfig, RoutingConfig } from "./routing-limits.ts";
 import type { MetricsConfig, TracingConfig } from "./observability.ts";
 import type { DocumentsConfig } from "./documents.ts";
+import type { CacheConfig } from "./cache.ts";
 import type { ProviderTimeouts, ProviderTls } from "./provider-transport.ts";
 
 /** USD per token (per request for `request`, per generated image for `image`). */
@@ -203,6 +204,8 @@ export interface GatewayConfig {
   sandbox?: SandboxConfig;
   /** Reading PDFs and HTML pages off the event loop; absent means the defaults (`DEFAULT_DOCUMENTS` in documents.ts). */
   documents?: DocumentsConfig;
+  /** The response cache; absent means the defaults (`DEFAULT_CACHE` in cache.ts). */
+  cache?: CacheConfig;
   /** `GET /metrics`; absent means on and open (`DEFAULT_METRICS`). */
   metrics?: MetricsConfig;
   /** OpenTelemetry export; absent means off (no SDK is loaded). */

@@ -30,7 +30,8 @@ export function render(ctx: RequestContext, outcome: Outcome): Response {
     // The last one: after a `restart` that is the fresh container, the one the client can go on using.
     container: () => ctx.usedContainers?.at(-1),
   };
-  const headers = { "x-generation-id": ctx.generationId };
+  // Reply headers a stage set (the response cache's X-Service-Cache) go on a success too.
+  const headers = ctx.replyHeaders === undefined ? { "x-generation-id": ctx.generationId } : { ...ctx.replyHeaders, "x-generation-id": ctx.generationId };
   // A client that asked for a stream gets one, even when a plugin answered with a whole response (a cached or
   // combined answer): it is replayed as events. Accounting has settled it already.
   if (outcome.kind === "response" && ctx.request.stream) outcome = streamOutcome(eventsFromResponse(outcome.response));

@@ -52,6 +52,7 @@ export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> 
       ...(a.tier !== undefined && ctx.request.serviceTier !== undefined ? { service_tier: a.tier } : {}),
     })),
   };
+  if (ctx.cacheReport !== undefined) metadata.cache = ctx.cacheReport;
   if (ctx.request.warnings.length > 0) metadata.warnings = ctx.request.warnings;
   if (ctx.pipeline.length > 0) metadata.pipeline = ctx.pipeline;
   return metadata;

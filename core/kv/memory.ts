@@ -7,6 +7,7 @@ import { assertFinite, assertNonNegative, ttlToMs } from "./args.ts";
 import { fitsBudget } from "./budget.ts";
 import { planGcra, stepGcra, toRateLimitResult } from "./gcra.ts";
 import type { Kv } from "./kv.ts";
+import { MemoryPools } from "./memory-pool.ts";
 
 /** The time source; `deps.clock` fits it, tests pass a fake. */
 export interface KvClock {
@@ -48,6 +49,7 @@ export function createMemoryKv(clock: KvClock = { now: () => Date.now() }, optio
   const entries = new Map<string, Entry>();
   const reservations = new Map<string, Map<string, Reservation>>();
   const channels = new Map<string, Set<(message: string) => void>>();
+  const pools = new MemoryPools();
   let closed = false;
 
   // unref'd: an idle kv must not keep the process alive.
@@ -169,6 +171,26 @@ export function createMemoryKv(clock: KvClock = { now: () => Date.now() }, optio
       if (held?.size === 0) reservations.delete(key);
     },
 
+    async poolGet(pool, key) {
+      ensureOpen();
+      return pools.get(pool, key, clock.now());
+    },
+
+    async poolPut(pool, entry, maxBytes) {
+      ensureOpen();
+      return pools.put(pool, { ...entry, ttlMs: ttlToMs(entry.ttlMs) }, maxBytes, clock.now());
+    },
+
+    async poolDrop(pool, group) {
+      ensureOpen();
+      return pools.drop(pool, group);
+    },
+
+    async poolBytes(pool) {
+      ensureOpen();
+      return pools.bytes(pool, clock.now());
+    },
+
     async publish(channel, message) {
       ensureOpen();
       for (const handler of channels.get(channel) ?? []) {
@@ -198,6 +220,7 @@ export function createMemoryKv(clock: KvClock = { now: () => Date.now() }, optio
       clearInterval(timer);
       entries.clear();
       reservations.clear();
+      pools.clear();
       channels.clear();
     },
   };

@@ -12,6 +12,7 @@ import type { Kv } from "./kv.ts";
 import { StoreUnreachableError } from "../ops/unavailable.ts";
 import { guarded, isRedisOutage } from "./redis-outage.ts";
 import { INCR_BY_WITH_TTL, RATE_LIMIT, RESERVE } from "./redis-scripts.ts";
+import { POOL_DROP, POOL_PUT, PRUNE_PER_WRITE, poolKeys } from "./redis-pool.ts";
 
 /** Timeouts of the Redis kv. */
 export interface RedisKvOptions {
@@ -87,6 +88,26 @@ export async function createRedisKv(url: string, logger?: Logger, options: Redis
 
     async release(key, id) {
       await guarded(client.hdel(key, id));
+    },
+
+    poolGet(pool, key) {
+      return guarded(client.get(poolKeys(pool).valuePrefix + key));
+    },
+
+    async poolPut(pool, entry, maxBytes) {
+      const k = poolKeys(pool);
+      const args = [entry.key, entry.value, ttlToMs(entry.ttlMs), maxBytes, k.groupPrefix, k.valuePrefix, PRUNE_PER_WRITE, ...entry.groups];
+      const [stored, bytes, evicted] = threeIntegers(await guarded(POOL_PUT.run(client, [k.idx, k.meta, k.bytes], args)), "poolPut");
+      return { stored: stored === 1, bytes, evicted };
+    },
+
+    async poolDrop(pool, group) {
+      const k = poolKeys(pool);
+      return Number(await guarded(POOL_DROP.run(client, [k.idx, k.meta, k.bytes, k.groupPrefix + group], [k.groupPrefix, k.valuePrefix])));
+    },
+
+    async poolBytes(pool) {
+      return Math.max(0, Number((await guarded(client.get(poolKeys(pool).bytes))) ?? 0));
     },
 
     async publish(channel, message) {

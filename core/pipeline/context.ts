@@ -1,5 +1,6 @@
 /** The per-request context every stage reads and writes (ARCHITECTURE §4). */
 import type { Bill } from "../accounting/bill.ts";
+import type { CacheReport, CacheSetting } from "../cache/setting.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import type { WireFormat } from "../formats/format.ts";
@@ -60,7 +61,11 @@ export interface RequestContext {
   subRequest?: true;
   /** The batch a batch item belongs to (core/batches/execute.ts); absent for an HTTP request. */
   batchId?: string;
-  /** Extra reply headers (the X-RateLimit-* of a gateway-issued 429). */
+  /** The `cache` setting of the preset the request named, when it has one (README "Response cache"); set by the edge. */
+  presetCache?: CacheSetting;
+  /** What the response cache did, when the request used it (its stage): X-Service-Cache, service_metadata.cache. */
+  cacheReport?: CacheReport;
+  /** Extra reply headers: the X-RateLimit-* of a gateway-issued 429, the response cache's X-Service-Cache. */
   replyHeaders?: Record<string, string>;
   /** Every upstream attempt of every turn, in order. */
   attempts: Attempt[];

@@ -7,13 +7,14 @@
 import { accountingStage } from "./stages/accounting.ts";
 import { agentLoopStage } from "./stages/agent-loop.ts";
 import { authStage } from "./stages/auth.ts";
+import { cacheStage } from "./stages/cache.ts";
 import { guardrailsStage } from "./stages/guardrails.ts";
 import { limitsStage } from "./stages/limits.ts";
 import { strictStage } from "./stages/strict.ts";
 import { pluginsStage } from "./stages/plugins.ts";
 import { compose, type Stage } from "./stage.ts";
 
-export const PIPELINE: readonly Stage[] = Object.freeze([authStage, strictStage, limitsStage, guardrailsStage, accountingStage, pluginsStage, agentLoopStage]);
+export const PIPELINE: readonly Stage[] = Object.freeze([authStage, strictStage, limitsStage, guardrailsStage, accountingStage, cacheStage, pluginsStage, agentLoopStage]);
 
 /** Runs a request (its context from `newContext`) to its outcome; built once at module load. */
 export const runPipeline = compose(PIPELINE);

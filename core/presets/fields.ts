@@ -89,8 +89,11 @@ export const VERBATIM: Readonly<Record<InboundFormat, readonly string[]>> = {
   ],
 };
 
-/** Config-only keys (reference b6, response caching) kept whatever the source format. */
-export const CONFIG_ONLY: readonly string[] = ["cache_enabled", "cache_ttl_seconds"];
+/**
+ * Config-only keys (reference b6, response caching) kept whatever the source format: the peer's two and our
+ * `cache: {enabled, ttl_seconds}` (README "Response cache"). Never merged into a request body.
+ */
+export const CONFIG_ONLY: readonly string[] = ["cache_enabled", "cache_ttl_seconds", "cache"];
 
 /**
  * Fields of one format that express one concept. When a request sets any of them, the preset's value of the whole

@@ -41,13 +41,13 @@ async function templateVersion(presets: PresetRepo, workspaceId: string, id: str
 /**
  * When a Responses body carries `prompt`, replaces its contents in place with the rendered template applied (in
  * place because the HTTP edge validates the very object it parsed). A malformed `prompt` or `model` is left for
- * schema validation to reject. Returns whether a template was applied.
+ * schema validation to reject. Returns the template (preset version) applied, if any.
  */
-export async function applyPromptTemplate(presets: PresetRepo, workspaceId: string, format: InboundFormat, body: unknown): Promise<boolean> {
-  if (format !== "responses" || !isRecord(body) || !isRecord(body.prompt)) return false;
+export async function applyPromptTemplate(presets: PresetRepo, workspaceId: string, format: InboundFormat, body: unknown): Promise<PresetVersionRecord | undefined> {
+  if (format !== "responses" || !isRecord(body) || !isRecord(body.prompt)) return undefined;
   const { id, variables, version } = body.prompt;
-  if (typeof id !== "string" || id === "" || (variables != null && !isRecord(variables))) return false;
-  if (body.model !== undefined && typeof body.model !== "string") return false;
+  if (typeof id !== "string" || id === "" || (variables != null && !isRecord(variables))) return undefined;
+  if (body.model !== undefined && typeof body.model !== "string") return undefined;
   if (presetReferenceOf(body) !== undefined) {
     throw errors.invalid("prompt: a request uses either a prompt template or a preset (`preset`, `@preset/…`), not both", { param: "prompt" });
   }
@@ -58,5 +58,5 @@ export async function applyPromptTemplate(presets: PresetRepo, workspaceId: stri
   if (alone && text) merged.input = [{ role: "user", content: text }];
   for (const key of Object.keys(body)) delete body[key];
   Object.assign(body, merged);
-  return true;
+  return stored;
 }

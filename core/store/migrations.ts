@@ -325,6 +325,16 @@ function keyStrict(): Migration {
   };
 }
 
+/** A key's response-cache setting (README "Response cache"): null = unset (the workspace's applies). */
+function keyCache(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable("api_keys").addColumn("cache_enabled", "integer").execute();
+      await db.schema.alterTable("api_keys").addColumn("cache_ttl_seconds", "integer").execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -337,6 +347,7 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0006_guardrails": guardrails(types),
     "0007_idempotency_replies": idempotencyReplies(),
     "0008_key_strict": keyStrict(),
+    "0009_key_cache": keyCache(),
   };
 }
 

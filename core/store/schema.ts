@@ -39,6 +39,9 @@ export interface ApiKeysTable {
   include_byok_in_limit: Generated<number>;
   /** Migration 0008: the key's strict-mode default, 0/1; null = the config's. */
   strict: Generated<number | null>;
+  /** Migration 0009: the key's response-cache setting (README "Response cache"): 0/1 and its TTL; null = unset. */
+  cache_enabled: Generated<number | null>;
+  cache_ttl_seconds: Generated<number | null>;
 }
 
 /** `generations`: one billed inference request. Counters are 32-bit integers: one request never nears 2^31. */

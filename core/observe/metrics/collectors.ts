@@ -6,6 +6,7 @@
 import { Gauge, type Registry } from "prom-client";
 import type { Deps } from "../../deps.ts";
 import { openStreamCount } from "../../http/sse.ts";
+import { CACHE_POOL } from "../../cache/key.ts";
 import { profileOf } from "../../routing/profile.ts";
 import type { BatchItemStatus } from "../../store/types.ts";
 
@@ -59,6 +60,15 @@ export function addCollectors(registry: Registry, deps: Deps): void {
       const counts = await withTimeout(batchCounts(deps), STORE_TIMEOUT_MS).catch(() => undefined);
       if (!counts) return;
       for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
+    },
+  });
+  new Gauge({
+    name: "gateway_response_cache_bytes",
+    help: "Bytes the response cache holds (every process: the kv's one pool; expired entries count until a write drops them).",
+    registers,
+    async collect() {
+      const bytes = await withTimeout(deps.kv.poolBytes(CACHE_POOL), STORE_TIMEOUT_MS).catch(() => undefined);
+      if (bytes !== undefined) this.set(bytes);
     },
   });
   new Gauge({

@@ -71,6 +71,10 @@ export function createFamilies(registry: Registry) {
       labelNames: ["method", "route", "status"],
       registers,
     }),
+    cacheHits: new Counter({ name: "gateway_response_cache_hits_total", help: "Requests answered from the response cache.", registers }),
+    cacheMisses: new Counter({ name: "gateway_response_cache_misses_total", help: "Requests that used the response cache and were not in it.", registers }),
+    cacheWrittenBytes: new Counter({ name: "gateway_response_cache_written_bytes_total", help: "Bytes of answers this process put in the response cache.", registers }),
+    cacheEvictions: new Counter({ name: "gateway_response_cache_evictions_total", help: "Live entries dropped to keep the response cache within cache.max_total_bytes.", registers }),
     spansDropped: new Counter({ name: "gateway_trace_spans_dropped_total", help: "Spans dropped: export queue full, or the collector failed.", labelNames: ["reason"], registers }),
     spansExported: new Counter({ name: "gateway_trace_spans_exported_total", help: "Spans the collector accepted.", registers }),
   };

@@ -32,12 +32,14 @@ export function recordRequest(m: MetricFamilies, ctx: RequestContext, status: nu
       incBy(m.fallbacks, { model: left.model, provider: left.providerId });
     }
   }
+  const cache = ctx.cacheReport;
+  if (cache !== undefined) incBy(cache.status === "hit" ? m.cacheHits : m.cacheMisses, {});
   for (const entry of ctx.pipeline) incBy(m.pipelineActions, { type: entry.type, name: entry.name });
   const bill = ctx.bill;
   for (const charge of bill.charges) if (charge.amount > 0) incBy(m.chargesUsd, { source: charge.source }, charge.amount);
   if (status === 402 && bill.ending.errorType === "payment_required") incBy(m.creditRefusals, { route });
   // The gateway's own limiter sets X-RateLimit-* on its 429; an upstream's 429 passed on does not.
-  if (status === 429 && ctx.replyHeaders !== undefined) incBy(m.rateLimitHits, { route });
+  if (status === 429 && ctx.replyHeaders?.["x-ratelimit-limit"] !== undefined) incBy(m.rateLimitHits, { route });
 }
 
 /** `success` and `error` as they are; an error type bounded to the spec's list. */

@@ -38,6 +38,7 @@ export function createKeyRepo(db: Kysely<StoreDatabase>, clock: StoreClock, logg
           ...rateLimitColumns(key.rateLimit ?? null),
           include_byok_in_limit: fromBool(key.includeByokInLimit ?? false),
           ...(key.strict !== undefined ? { strict: fromBool(key.strict) } : {}),
+          ...(key.cache !== undefined ? cacheColumns(key.cache) : {}),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -132,7 +133,19 @@ function toRowPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
   if (patch.rateLimit !== undefined) Object.assign(row, rateLimitColumns(patch.rateLimit));
   if (patch.includeByokInLimit !== undefined) row.include_byok_in_limit = fromBool(patch.includeByokInLimit);
   if (patch.strict !== undefined) row.strict = patch.strict === null ? null : fromBool(patch.strict);
+  if (patch.cache !== undefined) Object.assign(row, cacheColumns(patch.cache));
   return row;
+}
+
+/** The response-cache columns of a key (both null = unset). */
+function cacheColumns(cache: { enabled: boolean; ttlSeconds?: number } | null): Pick<Updateable<ApiKeysTable>, "cache_enabled" | "cache_ttl_seconds"> {
+  return { cache_enabled: cache === null ? null : fromBool(cache.enabled), cache_ttl_seconds: cache?.ttlSeconds ?? null };
+}
+
+function optionalCache(row: Selectable<ApiKeysTable>): { cache?: { enabled: boolean; ttlSeconds?: number } } {
+  if (row.cache_enabled === null || row.cache_enabled === undefined) return {};
+  const ttl = toNumberOrNull(row.cache_ttl_seconds ?? null);
+  return { cache: ttl === null ? { enabled: toBool(row.cache_enabled) } : { enabled: toBool(row.cache_enabled), ttlSeconds: ttl } };
 }
 
 /** The three rate-limit columns of a key (all null = the config default). */
@@ -170,6 +183,7 @@ function toKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     ...optionalRateLimit(toRateLimit(row)),
     // Absent when unset: the config's default applies.
     ...(row.strict === null || row.strict === undefined ? {} : { strict: toBool(row.strict) }),
+    ...optionalCache(row),
   };
 }
 

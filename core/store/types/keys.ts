@@ -27,6 +27,8 @@ export interface ApiKeyRecord {
   includeByokInLimit?: boolean;
   /** Strict translation mode for this key's requests without an `X-Service-Strict` header; absent = the config's. */
   strict?: boolean;
+  /** The key's response-cache setting (README "Response cache"); absent = the workspace's, else off. */
+  cache?: { enabled: boolean; ttlSeconds?: number };
 }
 
 /** A per-key rate limit: requests and/or tokens per interval (null = not limited). */
@@ -49,6 +51,7 @@ export interface NewApiKey {
   rateLimit?: KeyRateLimit | null;
   includeByokInLimit?: boolean;
   strict?: boolean;
+  cache?: { enabled: boolean; ttlSeconds?: number };
 }
 
 /** API keys, looked up by the hash of their secret. */
@@ -60,7 +63,7 @@ export interface KeyRepo {
   update(
     hash: string,
     // `strict: null` gives the key back to the config's default.
-    patch: Partial<Pick<ApiKeyRecord, "name" | "disabled" | "limit" | "limitReset" | "expiresAt" | "rateLimit" | "includeByokInLimit">> & { strict?: boolean | null },
+    patch: Partial<Pick<ApiKeyRecord, "name" | "disabled" | "limit" | "limitReset" | "expiresAt" | "rateLimit" | "includeByokInLimit">> & { strict?: boolean | null; cache?: { enabled: boolean; ttlSeconds?: number } | null },
   ): Promise<ApiKeyRecord | undefined>;
   /** Removes the key; true when it existed. */
   delete(hash: string): Promise<boolean>;

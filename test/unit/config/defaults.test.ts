@@ -13,10 +13,11 @@ import { LimitsFileSchema, RoutingFileSchema } from "../../../core/config/routin
 import type { ConfigFile } from "../../../core/config/file-schema.ts";
 import { buildConfig, DEFAULT_BATCHES, DEFAULT_SANDBOX, DEFAULT_STREAM_WRITE_TIMEOUT_MS } from "../../../core/config/load.ts";
 import { DEFAULT_DOCUMENTS } from "../../../core/config/documents.ts";
+import { CacheFileSchema, DEFAULT_CACHE } from "../../../core/config/cache.ts";
 import { DEFAULT_METRICS } from "../../../core/config/observability.ts";
 import { DEFAULT_LIMITS, DEFAULT_ROUTING } from "../../../core/config/routing-limits.ts";
 
-const SECTIONS = [AgentLoopFileSchema, BatchesFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, DocumentsFileSchema, MetricsFileSchema, TracingFileSchema, LimitsFileSchema, RoutingFileSchema];
+const SECTIONS = [CacheFileSchema, AgentLoopFileSchema, BatchesFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, DocumentsFileSchema, MetricsFileSchema, TracingFileSchema, LimitsFileSchema, RoutingFileSchema];
 
 const MIB = 1024 * 1024;
 
@@ -45,6 +46,7 @@ const DOCUMENTS = {
   html: { maxDepth: 512, maxNodes: 200_000 },
 };
 const METRICS = { enabled: true, token: undefined };
+const CACHE = { defaultTtlSeconds: 300, maxTtlSeconds: 86_400, maxEntryBytes: MIB, maxTotalBytes: 64 * MIB, maxTemperature: 1, readPriceFactor: 0 };
 
 function resolved(file: ConfigFile) {
   const { providers: _providers, ...config } = buildConfig(file, {}, "/cfg");
@@ -77,6 +79,7 @@ describe("config defaults", () => {
       batches: BATCHES,
       sandbox: SANDBOX,
       documents: DOCUMENTS,
+      cache: CACHE,
       metrics: METRICS,
       configDir: "/cfg",
     });
@@ -88,6 +91,7 @@ describe("config defaults", () => {
     expect(DEFAULT_BATCHES).toStrictEqual(BATCHES);
     expect(DEFAULT_SANDBOX).toStrictEqual(SANDBOX);
     expect(DEFAULT_DOCUMENTS).toStrictEqual(DOCUMENTS);
+    expect(DEFAULT_CACHE).toStrictEqual(CACHE);
     expect(DEFAULT_METRICS).toStrictEqual(METRICS);
     expect(DEFAULT_STREAM_WRITE_TIMEOUT_MS).toBe(30_000);
   });

@@ -261,6 +261,61 @@ export function describeKv(label: string, open: () => Promise<Kv>, prefix: strin
       });
     });
 
+    describe("byte-bounded pools", () => {
+      const entry = (k: string, value: string, groups: string[] = [], ttlMs = 10_000) => ({ key: k, value, ttlMs, groups });
+
+      test("put then get; a value over the bound is refused; a replaced key counts once", async () => {
+        const pool = key("pool");
+        expect(await kv.poolGet(pool, "a")).toBeNull();
+        expect(await kv.poolPut(pool, entry("a", "x".repeat(100)), 1_000)).toEqual({ stored: true, bytes: 100, evicted: 0 });
+        expect(await kv.poolGet(pool, "a")).toBe("x".repeat(100));
+        // UTF-8 bytes, not characters: "é" is two.
+        expect(await kv.poolPut(pool, entry("b", "é".repeat(501)), 1_000)).toEqual({ stored: false, bytes: 1_002, evicted: 0 });
+        // Exactly the bound fits, making room by dropping "a".
+        expect(await kv.poolPut(pool, entry("b", "é".repeat(500)), 1_000)).toEqual({ stored: true, bytes: 1_000, evicted: 1 });
+        expect(await kv.poolGet(pool, "a")).toBeNull();
+        expect(await kv.poolBytes(pool)).toBe(1_000);
+        await kv.poolPut(pool, entry("b", "y".repeat(10)), 1_000);
+        expect(await kv.poolBytes(pool)).toBe(10);
+      });
+
+      test("at the bound, the entries nearest their expiry go first", async () => {
+        const pool = key("pool-evict");
+        await kv.poolPut(pool, entry("late", "l".repeat(400), [], 60_000), 1_000);
+        await kv.poolPut(pool, entry("soon", "s".repeat(400), [], 20_000), 1_000);
+        // 800 + 200 fits exactly; one byte more does not.
+        expect((await kv.poolPut(pool, entry("fits", "f".repeat(200), [], 30_000), 1_000)).evicted).toBe(0);
+        expect((await kv.poolPut(pool, entry("more", "m", [], 30_000), 1_000)).evicted).toBe(1);
+        expect(await kv.poolGet(pool, "soon")).toBeNull();
+        expect(await kv.poolGet(pool, "late")).not.toBeNull();
+        expect(await kv.poolGet(pool, "fits")).not.toBeNull();
+        expect(await kv.poolBytes(pool)).toBe(601);
+      });
+
+      test("entries expire with their TTL and make room", async () => {
+        const pool = key("pool-ttl");
+        await kv.poolPut(pool, entry("short", "x".repeat(600), [], 50), 1_000);
+        await sleep(80);
+        expect(await kv.poolGet(pool, "short")).toBeNull();
+        expect(await kv.poolPut(pool, entry("next", "y".repeat(600)), 1_000)).toEqual({ stored: true, bytes: 600, evicted: 0 });
+        expect(await kv.poolBytes(pool)).toBe(600);
+      });
+
+      test("a group is dropped whole, and only it", async () => {
+        const pool = key("pool-groups");
+        await kv.poolPut(pool, entry("a1", "1", ["ws-a", "ws-a|m1"]), 1_000);
+        await kv.poolPut(pool, entry("a2", "22", ["ws-a", "ws-a|m2"]), 1_000);
+        await kv.poolPut(pool, entry("b1", "333", ["ws-b", "ws-b|m1"]), 1_000);
+        expect(await kv.poolDrop(pool, "ws-a|m1")).toBe(1);
+        expect(await kv.poolGet(pool, "a1")).toBeNull();
+        expect(await kv.poolGet(pool, "a2")).toBe("22");
+        expect(await kv.poolDrop(pool, "ws-a")).toBe(1);
+        expect(await kv.poolDrop(pool, "ws-a")).toBe(0);
+        expect(await kv.poolGet(pool, "b1")).toBe("333");
+        expect(await kv.poolBytes(pool)).toBe(3);
+      });
+    });
+
     describe("publish / subscribe", () => {
       test("delivers to every subscriber of the channel, and only of that channel", async () => {
         const channel = key("chan");

@@ -36,6 +36,8 @@ describe("store migrations", () => {
       "rate_limit_interval_s:integer",
       "include_byok_in_limit:integer",
       "strict:integer",
+      "cache_enabled:integer",
+      "cache_ttl_seconds:integer",
     ]);
     await db.destroy();
   });
