@@ -7,6 +7,7 @@ import { toProviderTimeouts, toProviderTls } from "./provider-transport.ts";
 import { toAzureOptions } from "./azure-provider.ts";
 import { toDocumentsConfig } from "./documents.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
+import { toEmbeddingsConfig } from "./embeddings.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
 import { simulatorProvider } from "./simulator-default.ts";
 import type { BatchesConfig, ExtensionRef, GatewayConfig, GuardrailsConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
@@ -85,6 +86,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     network: { allowPrivate: resolveDefaults(NetworkFileSchema, file.network).allow_private },
     routing: toRoutingConfig(file.routing),
     limits: toLimitsConfig(file.limits),
+    embeddings: toEmbeddingsConfig(file.embeddings),
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
     ...(file.guardrails ? { guardrails: toGuardrails(file.guardrails) } : {}),
@@ -208,6 +210,7 @@ function toModel(m: ModelEntry, where: string): ModelConfig {
     name: m.name,
     description: m.description,
     ...(m.output_modalities ? { outputModalities: [...m.output_modalities] } : {}),
+    ...(m.max_batch_size !== undefined ? { maxBatchSize: m.max_batch_size } : {}),
     ...(m.input_modalities ? { inputModalities: [...m.input_modalities] } : {}),
     ...(m.quality ? { quality: { ...m.quality } } : {}),
   };
