@@ -2,6 +2,9 @@
 import anthropic from "./anthropic/index.ts";
 import { azureAdapter } from "./azure/index.ts";
 import bedrock from "./bedrock/index.ts";
+import cohere from "./cohere/index.ts";
+import jina from "./jina/index.ts";
+import voyage from "./voyage/index.ts";
 import gemini from "./gemini/index.ts";
 import openai from "./openai/index.ts";
 import openaiResponses from "./openai-responses/index.ts";
@@ -10,4 +13,5 @@ import simulator from "./simulator/index.ts";
 /** Azure OpenAI speaks OpenAI's wire: it is given those two translations here (providers/azure/index.ts). */
 const azure = azureAdapter({ chat: openai, responses: openaiResponses });
 
-export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock, azure] as const;
+/** Cohere, Jina and Voyage serve only embeddings and rerank (README "Embeddings and rerank"). */
+export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock, azure, cohere, jina, voyage] as const;

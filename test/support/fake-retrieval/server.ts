@@ -2,7 +2,7 @@
  * ONE loopback fake of the retrieval APIs the gateway's adapters call (README "Embeddings and rerank"), each in its
  * upstream's own shape, recording every request: OpenAI `POST /v1/embeddings` (also under an Azure deployment path),
  * Gemini `:embedContent` / `:batchEmbedContents`, Bedrock `InvokeModel` for Titan and Cohere embedding models, and
- * the Cohere (`/v2/rerank`), Jina (`/v1/rerank`) and Voyage (`/v1/rerank`) rerank calls. A vector is
+ * Cohere `/v2/embed`, and the Cohere (`/v2/rerank`), Jina (`/v1/rerank`) and Voyage (`/v1/rerank`) rerank calls. A vector is
  * `[characters, words, 1]` of its input (token ids: `[ids, first id, 1]`); a rerank score is the share of the query's
  * words in the document. `fail(status)` makes the next requests fail with that status.
  */
@@ -63,6 +63,9 @@ function answer(path: string, body: Record<string, any>): unknown {
     // Titan takes one text; Cohere a list of texts.
     if (typeof body.inputText === "string") return { embedding: fakeVector(body.inputText), inputTextTokenCount: words([body.inputText]) };
     return { id: "c1", embeddings: { float: body.texts.map((t: string) => fakeVector(t)) }, texts: body.texts, response_type: "embeddings_by_type" };
+  }
+  if (path.endsWith("/v2/embed")) {
+    return { id: "e1", embeddings: { float: body.texts.map((t: string) => fakeVector(t)) }, texts: body.texts, meta: { billed_units: { input_tokens: words(body.texts) } } };
   }
   if (path.endsWith("/v2/rerank")) {
     const results = ranked(body.query, body.documents, body.top_n).map((r) => ({ index: r.index, relevance_score: r.score }));
