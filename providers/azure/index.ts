@@ -11,6 +11,7 @@
  * place that may name several adapters; `requires` says so to the registry.
  */
 import { defineProvider, type ProviderAdapter, type ProviderCall } from "../../core/sdk/index.ts";
+import { azureEmbed } from "./embed.ts";
 import { azureOptionsSchema } from "./options.ts";
 import { AZURE_PARAMETERS } from "./parameters.ts";
 import { planOf } from "./plan.ts";
@@ -44,5 +45,6 @@ export function azureAdapter(translations: AzureTranslations) {
       const routed = route(call);
       return routed.translation.stream(routed.call);
     },
+    embed: azureEmbed,
   });
 }
