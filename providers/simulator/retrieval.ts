@@ -18,6 +18,11 @@ import { countTokens, words } from "./tokenizer.ts";
 
 /** Dimensions of a simulated vector unless the request asks for others. */
 export const SIMULATOR_EMBEDDING_DIMENSIONS = 256;
+/**
+ * The most numbers one request may make (inputs × dimensions): 2,048 inputs of 512 dimensions. A real upstream caps
+ * its dimensions; without this, 2,048 inputs × 16,384 dimensions would build a reply of hundreds of megabytes.
+ */
+export const SIMULATOR_MAX_NUMBERS = 1_048_576;
 
 /** One deterministic unit vector for `input`. */
 export function simulatedVector(input: string | readonly number[], dimensions: number): number[] {
@@ -52,6 +57,13 @@ export async function simulatorEmbed(call: EmbeddingCall): Promise<EmbeddingResu
   call.onUpstreamBody?.(call.request);
   await upstreamTurn(call);
   const { inputs, dimensions = SIMULATOR_EMBEDDING_DIMENSIONS } = call.request;
+  if (inputs.length * dimensions > SIMULATOR_MAX_NUMBERS) {
+    throw call.helpers.error("invalid_request", `The simulator makes at most ${SIMULATOR_MAX_NUMBERS} numbers per request (inputs × dimensions); this one asks ${inputs.length} × ${dimensions}`, {
+      status: 400,
+      retryable: false,
+      metadata: { param: "dimensions" },
+    });
+  }
   const vectors = inputs.map((input) => simulatedVector(input, dimensions));
   const inputTokens = inputs.reduce((sum, input) => sum + (typeof input === "string" ? countTokens(input) : input.length), 0);
   return { vectors, inputTokens };

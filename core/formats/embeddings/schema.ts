@@ -13,7 +13,8 @@ export const EmbeddingsRequestSchema = Type.Object(
     input: Type.Unknown({
       description: "A string, an array of strings, an array of token ids, or an array of token-id arrays; none empty",
     }),
-    dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
+    // Far above any upstream's (OpenAI 3,072; Gemini 3,072; Voyage 2,048): only nonsense is refused here.
+    dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 16_384 })),
     encoding_format: Type.Optional(Type.Union([Type.Literal("float"), Type.Literal("base64")])),
     input_type: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     user: Type.Optional(Type.String({ maxLength: 256 })),

@@ -184,3 +184,29 @@ test("batches: /v1/embeddings items run through the same pipeline, at the batch 
   expect(byId.get("a")!.usage.cost).toBeCloseTo(2 * PRICE * 0.5, 12);
   expect(ADMIN_KEY).toBeDefined();
 });
+
+test("rate limits: a key allowed one request a minute gets 429 on its second embeddings request", async () => {
+  const { key } = await newKey(gw, { rate_limit: { requests: 1, interval_seconds: 60 } });
+  expect((await embed({ input: "first" }, { key })).status).toBe(200);
+  const second = await embed({ input: "second" }, { key });
+  expect(second.status).toBe(429);
+  expect(second.headers.get("retry-after")).not.toBeNull();
+  expect(embeddingCalls()).toHaveLength(1);
+});
+
+test("rerank through the same pipeline: usage, cost and the generation record", async () => {
+  const res = await gw.request("/rerank", { method: "POST", json: { model: "simulator/rerank", query: "red", documents: ["red one", "blue"] } });
+  const body = (await res.json()) as Json;
+  expect(body.results.map((r: Json) => r.index)).toEqual([0, 1]);
+  const record = ((await (await gw.request(`/generation?id=${body.id}`)).json()) as Json).data;
+  expect(record).toMatchObject({ model: "simulator/rerank", provider_name: "simulator", status: 200, tokens_prompt: body.usage.total_tokens, tokens_completion: 0 });
+  expect(record.total_cost).toBeCloseTo(body.usage.cost, 12);
+});
+
+test("an unknown field is a warning, and strict mode refuses it with 422 before anything is called", async () => {
+  const loose = await embed({ input: "x", extra_knob: 1 }, { headers: { "x-service-metadata": "enabled" } });
+  expect(loose.status).toBe(200);
+  const strict = await embed({ input: "x", extra_knob: 1 }, { headers: { "x-service-strict": "true" } });
+  expect(strict.status).toBe(422);
+  expect(embeddingCalls()).toHaveLength(1);
+});

@@ -42,3 +42,11 @@ test("fail_status fails as an HTTP upstream with that status would", async () =>
   // The shared mapping of an upstream's 503: a retryable 502 (routing falls back), as the chat simulator's.
   expect([(failure as { status?: number }).status, (failure as { retryable?: boolean }).retryable]).toEqual([502, true]);
 });
+
+test("a request past the simulator's numbers cap is a 400 naming dimensions, not a reply of hundreds of megabytes", async () => {
+  const helpers = createModuleHelpers();
+  const inputs = new Array<string>(2048).fill("x");
+  expect((await simulatorEmbed({ request: { inputs, dimensions: 512 }, target, signal: new AbortController().signal, helpers })).vectors).toHaveLength(2048);
+  const failure = await simulatorEmbed({ request: { inputs, dimensions: 513 }, target, signal: new AbortController().signal, helpers }).catch((error: unknown) => error);
+  expect([(failure as { status?: number }).status, (failure as Error).message]).toEqual([400, "The simulator makes at most 1048576 numbers per request (inputs × dimensions); this one asks 2048 × 513"]);
+});
