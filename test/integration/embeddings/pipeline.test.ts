@@ -210,3 +210,12 @@ test("an unknown field is a warning, and strict mode refuses it with 422 before 
   expect(strict.status).toBe(422);
   expect(embeddingCalls()).toHaveLength(1);
 });
+
+test("provider preferences route embeddings as they route chat: only, ignore, and none left is the same 404 with its availability", async () => {
+  for (let i = 0; i < 3; i++) expect(((await (await embed({ input: "p", provider: { only: ["backup"] } })).json()) as Json).provider).toBe("backup");
+  expect(((await (await embed({ input: "p", provider: { ignore: ["backup"] } })).json()) as Json).provider).toBe("acme");
+  const none = await embed({ input: "p", provider: { only: ["nobody"] } });
+  expect(none.status).toBe(404);
+  expect(((await none.json()) as Json).error.metadata.availability).toMatchObject({ code: "constraint_filtered", excluded_by: ["provider.only"] });
+  expect(embeddingCalls().map((r) => r.headers.authorization)).toEqual(["Bearer sk-backup", "Bearer sk-backup", "Bearer sk-backup", "Bearer sk-acme"]);
+});
