@@ -54,7 +54,7 @@ async function embedAll(endpoint: Endpoint, call: ProviderCall, task: EmbeddingT
     if (task.dimensions !== undefined) request.dimensions = task.dimensions;
     if (task.inputType !== undefined) request.inputType = task.inputType;
     if (call.request.user !== undefined) request.user = call.request.user;
-    const result = await embed({ request, target: call.target, signal: call.signal, helpers: call.helpers, ...(call.onUpstreamBody ? { onUpstreamBody: call.onUpstreamBody } : {}) });
+    const result = await embed({ request, target: call.target, signal: call.signal, helpers: call.helpers, warnings: call.request.warnings, ...(call.onUpstreamBody ? { onUpstreamBody: call.onUpstreamBody } : {}) });
     if (!Array.isArray(result.vectors) || result.vectors.length !== slice.length) {
       throw badAnswer(call, `The provider returned ${Array.isArray(result.vectors) ? result.vectors.length : "no"} vectors for ${slice.length} inputs`);
     }
@@ -67,7 +67,7 @@ async function embedAll(endpoint: Endpoint, call: ProviderCall, task: EmbeddingT
 async function rerank(endpoint: Endpoint, call: ProviderCall, task: RerankTask): Promise<Answer> {
   const [query = "", ...documents] = messageTexts(call.request.messages);
   const request = task.topN === undefined ? { query, documents } : { query, documents, topN: task.topN };
-  const result = await endpoint.adapter.rerank!({ request, target: call.target, signal: call.signal, helpers: call.helpers, ...(call.onUpstreamBody ? { onUpstreamBody: call.onUpstreamBody } : {}) });
+  const result = await endpoint.adapter.rerank!({ request, target: call.target, signal: call.signal, helpers: call.helpers, warnings: call.request.warnings, ...(call.onUpstreamBody ? { onUpstreamBody: call.onUpstreamBody } : {}) });
   if (!Array.isArray(result.results) || result.results.some((r) => !Number.isInteger(r.index) || r.index < 0 || r.index >= documents.length || typeof r.score !== "number")) {
     throw badAnswer(call, "The provider ranked a document the request does not have");
   }

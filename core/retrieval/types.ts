@@ -4,6 +4,7 @@
  * in the request's messages (one user message per input, or the query then each document), so input guardrails read
  * and redact them as they do a chat prompt; the adapter gets them back already redacted.
  */
+import type { Warning } from "../model/warnings.ts";
 import type { ModuleHelpers } from "../registry/helpers.ts";
 import type { UpstreamTarget } from "../registry/provider.ts";
 
@@ -46,6 +47,8 @@ export interface EmbeddingCall {
   target: UpstreamTarget;
   signal: AbortSignal;
   helpers: ModuleHelpers;
+  /** The request's warnings: what the upstream cannot carry goes here (`warnUnsupported`), as on chat calls. */
+  warnings: Warning[];
   /** Called once with the exact body sent upstream. */
   onUpstreamBody?: (body: unknown) => void;
 }
@@ -70,6 +73,8 @@ export interface RerankCall {
   target: UpstreamTarget;
   signal: AbortSignal;
   helpers: ModuleHelpers;
+  /** The request's warnings, as for `embed`. */
+  warnings: Warning[];
   onUpstreamBody?: (body: unknown) => void;
 }
 
