@@ -206,9 +206,14 @@ test("rerank through the same pipeline: usage, cost and the generation record", 
 test("an unknown field is a warning, and strict mode refuses it with 422 before anything is called", async () => {
   const loose = await embed({ input: "x", extra_knob: 1 }, { headers: { "x-service-metadata": "enabled" } });
   expect(loose.status).toBe(200);
+  expect(JSON.stringify(((await loose.json()) as Json).service_metadata.warnings)).toContain("extra_knob");
   const strict = await embed({ input: "x", extra_knob: 1 }, { headers: { "x-service-strict": "true" } });
   expect(strict.status).toBe(422);
+  expect(((await strict.json()) as Json).error.metadata.fields).toContain("extra_knob");
   expect(embeddingCalls()).toHaveLength(1);
+  const rerank = (extra: Json) => gw.request("/rerank", { method: "POST", json: { model: "simulator/rerank", query: "q", documents: ["d"], extra_knob: 1 }, ...extra });
+  expect((await rerank({})).status).toBe(200);
+  expect((await rerank({ headers: { "x-service-strict": "true" } })).status).toBe(422);
 });
 
 test("provider preferences route embeddings as they route chat: only, ignore, and none left is the same 404 with its availability", async () => {
