@@ -27,7 +27,7 @@ export async function callRetrieval(endpoint: Endpoint, call: ProviderCall): Pro
     id: "",
     model: endpoint.model.id,
     provider: endpoint.provider.id,
-    created: Math.floor(Date.now() / 1000),
+    created: Math.floor(call.helpers.now() / 1000),
     parts: [],
     finish: { reason: "stop" },
     usage,
