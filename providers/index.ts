@@ -2,6 +2,9 @@
 import anthropic from "./anthropic/index.ts";
 import { azureAdapter } from "./azure/index.ts";
 import bedrock from "./bedrock/index.ts";
+import cohere from "./cohere/index.ts";
+import jina from "./jina/index.ts";
+import voyage from "./voyage/index.ts";
 import gemini from "./gemini/index.ts";
 import openai from "./openai/index.ts";
 import openaiResponses from "./openai-responses/index.ts";
@@ -13,4 +16,5 @@ const azure = azureAdapter({ chat: openai, responses: openaiResponses });
 /** Google Vertex AI serves Gemini's and Anthropic's wires: it is given those two translations (providers/vertex/index.ts). */
 const vertex = vertexAdapter({ gemini, anthropic });
 
-export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock, azure, vertex] as const;
+/** Cohere, Jina and Voyage serve only embeddings and rerank (README "Embeddings and rerank"). */
+export const builtinProviders = [openai, openaiResponses, anthropic, gemini, simulator, bedrock, azure, vertex, cohere, jina, voyage] as const;

@@ -18,8 +18,21 @@ export function catalogRoutes(deps: Deps) {
       query: ModelListQuery,
       detail: { summary: "Every configured model with its endpoints and pricing (paged with offset and limit)", tags: ["models"] },
     })
+    // The peer's `embeddings.listModels`: the same listing, only the models `POST /embeddings` serves.
+    .get("/embeddings/models", ({ query, path }) => modelPage(embeddingModels(listed()), query, path), {
+      query: ModelListQuery,
+      detail: { summary: "The embedding models (output_modalities embeddings), as GET /models lists them", tags: ["models", "embeddings"] },
+    })
     .use(catalogPeerRoutes(deps, listed))
     .get("/health", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"] } });
+}
+
+/** The listed models whose architecture outputs embeddings (kept per listing: it is rebuilt only with the catalog). */
+const embeddingLists = new WeakMap<readonly ListedModel[], readonly ListedModel[]>();
+function embeddingModels(models: readonly ListedModel[]): readonly ListedModel[] {
+  let found = embeddingLists.get(models);
+  if (!found) embeddingLists.set(models, (found = models.filter((m) => m.architecture.output_modalities.includes("embeddings"))));
+  return found;
 }
 
 /** Every model of the catalog as `GET /models` lists it. */

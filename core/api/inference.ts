@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
-import type { WireFormat } from "../formats/format.ts";
+import { isChatFormat, type WireFormat } from "../formats/format.ts";
 import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
 import { bodyDigestOf } from "../idempotency/body-digest.ts";
 import { IDEMPOTENCY_PARAMETER, idempotencyKeyOf } from "../idempotency/header.ts";
@@ -24,7 +24,7 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
     // Presets (issue 6): merged into the parsed body BEFORE schema validation, so the merged request is what gets
     // validated and decoded. Management keys are refused by the pipeline's auth stage, so they resolve nothing here.
     .derive({ as: "local" }, async ({ body, principal }) => {
-      if (principal.isManagement) return {};
+      if (principal.isManagement || !isChatFormat(format.id)) return {};
       const config = await mergePresets(deps.store.presets, principal.workspaceId, format.id, body);
       // The preset's response-cache setting is no request field: it reaches the cache stage on the context.
       return config ? { presetCache: presetSetting(config) } : {};

@@ -6,7 +6,7 @@
  */
 import type { Endpoint } from "../routing/catalog.ts";
 
-const OUTPUT_ORDER = ["text", "image"] as const;
+const OUTPUT_ORDER = ["text", "image", "embeddings", "rerank"] as const;
 const INPUT_ORDER = ["text", "image", "file"] as const;
 
 export interface Architecture {

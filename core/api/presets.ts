@@ -9,7 +9,7 @@ import type { Deps } from "../deps.ts";
 import { managementOnly } from "./management-only.ts";
 import { errors } from "../errors.ts";
 import { chatFormat } from "../formats/chat/index.ts";
-import type { WireFormat } from "../formats/format.ts";
+import type { ChatWireFormat } from "../formats/format.ts";
 import { messagesFormat } from "../formats/messages/index.ts";
 import { responsesFormat } from "../formats/responses/index.ts";
 import { bodyChecker, jsonRequestBody } from "../http/body-check.ts";
@@ -27,7 +27,7 @@ const Page = t.Object({
 });
 
 /** The creation endpoints: one per wire format whose body a preset can be made from. */
-const CREATE_FROM: ReadonlyArray<{ path: string; format: WireFormat; summary: string }> = [
+const CREATE_FROM: ReadonlyArray<{ path: string; format: ChatWireFormat; summary: string }> = [
   { path: "/presets/:slug/chat/completions", format: chatFormat, summary: "Create a preset (or a new version) from a chat-completions body" },
   { path: "/presets/:slug/messages", format: messagesFormat, summary: "Create a preset (or a new version) from a Messages body" },
   { path: "/presets/:slug/responses", format: responsesFormat, summary: "Create a preset (or a new version) from a Responses body" },

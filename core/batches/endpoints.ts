@@ -1,5 +1,6 @@
 /** The endpoints a batch may target (reference b7), each with the wire format its request bodies are in. */
 import { chatFormat } from "../formats/chat/index.ts";
+import { embeddingsFormat } from "../formats/embeddings/index.ts";
 import type { WireFormat } from "../formats/format.ts";
 import { messagesFormat } from "../formats/messages/index.ts";
 import { responsesFormat } from "../formats/responses/index.ts";
@@ -8,6 +9,7 @@ const FORMATS: ReadonlyMap<string, WireFormat> = new Map([
   ["/chat/completions", chatFormat],
   ["/responses", responsesFormat],
   ["/messages", messagesFormat],
+  ["/embeddings", embeddingsFormat],
 ]);
 
 /** The accepted endpoint spellings, for error messages and docs. */

@@ -73,8 +73,10 @@ export async function runItem(deps: Deps, discount: number, batch: BatchRecord, 
       logRequest(ctx, response.error.status, response.error.message);
       return failed(resultError(response.error.status, response.error.type, response.error.message, paramOf(response.error.metadata)));
     }
-    // Spec: a result's `response.body` is a chat-completions result body, whatever the batch endpoint.
-    const body = chatFormat.encode(response, { request: ctx.request, generationId: ctx.generationId });
+    // Spec: a result's `response.body` is a chat-completions result body, whatever the chat endpoint; an embeddings
+    // item's is the embeddings list (a completion has no place for vectors), as OpenAI's batches answer it.
+    const encoder = ctx.request.task === undefined ? chatFormat : format;
+    const body = encoder.encode(response, { request: ctx.request, generationId: ctx.generationId });
     logRequest(ctx, 200);
     return { status: "completed", result: { body, request_id: ctx.generationId, status_code: 200 } };
   } catch (thrown) {

@@ -12,7 +12,7 @@ import { checkStorableText, isStorableText } from "../store/text.ts";
 import type { Deps } from "../deps.ts";
 import { errors, isGatewayError } from "../errors.ts";
 import { mostSpecific } from "../http/edge-errors.ts";
-import type { WireFormat } from "../formats/format.ts";
+import { isChatFormat, type WireFormat } from "../formats/format.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { Json } from "../presets/json.ts";
 import { mergePresets } from "../presets/merge.ts";
@@ -87,7 +87,8 @@ async function validateBody(deps: Pick<Deps, "store">, principal: Principal, for
   }
   if (body.stream === true) throw errors.invalid("stream: true is not supported in a batch");
   checkStorableText(typeof body.model === "string" ? body.model : undefined, "model");
-  await mergePresets(deps.store.presets, principal.workspaceId, format.id, body);
+  // Presets are chat bodies: an embeddings item names none.
+  if (isChatFormat(format.id)) await mergePresets(deps.store.presets, principal.workspaceId, format.id, body);
   const check = checkerOf(format);
   if (!check.Check(body)) {
     // A union failure ("Expected union value") is narrowed to its real cause, as the live endpoints do.

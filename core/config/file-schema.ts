@@ -5,6 +5,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Defaulted } from "./defaults.ts";
 import { LimitsFileSchema, RoutingFileSchema } from "./routing-limits.ts";
+import { EmbeddingsFileSchema } from "./embeddings.ts";
 import { MetricsFileSchema, TracingFileSchema } from "./observability.ts";
 import { DocumentsFileSchema } from "./documents.ts";
 import { CacheFileSchema } from "./cache.ts";
@@ -57,8 +58,12 @@ const ModelSchema = Type.Object(
     tiers: Type.Optional(Type.Array(Type.String())),
     data_collection: Type.Optional(Type.Union([Type.Literal("allow"), Type.Literal("deny")])),
     zdr: Type.Optional(Type.Boolean()),
-    /** What the model produces: `["text"]`, `["image"]` or `["text", "image"]`; images need `image` here. */
-    output_modalities: Type.Optional(Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]), { minItems: 1, uniqueItems: true })),
+    /** What the model produces: `["text"]`, `["image"]`, `["text", "image"]`; `["embeddings"]` or `["rerank"]`: a retrieval model. */
+    output_modalities: Type.Optional(
+      Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image"), Type.Literal("embeddings"), Type.Literal("rerank")]), { minItems: 1, uniqueItems: true }),
+    ),
+    /** An embedding model's most inputs per upstream call; a larger request is split and its answers joined in order. */
+    max_batch_size: Type.Optional(Type.Integer({ minimum: 1 })),
     /**
      * Quality scores 0–1 per task type (`coding`, `reasoning`, `chat`, `creative`, `extraction`, …, `general`) that
      * the router plugins rank models by (README "Routers"); absent types get the routers' defaults.
@@ -220,6 +225,8 @@ export const ConfigFileSchema = Type.Object(
     routing: Type.Optional(RoutingFileSchema),
     /** Default rate limits and credit reservation sizing (README "Routing and limits"). */
     limits: Type.Optional(LimitsFileSchema),
+    /** `POST /embeddings` bounds (README "Embeddings and rerank"): inputs per request, tokens per input. */
+    embeddings: Type.Optional(EmbeddingsFileSchema),
     /** `GET /metrics` (README "Operating the gateway"): `{"token": "…"}` asks scrapers for a bearer token. */
     metrics: Type.Optional(MetricsFileSchema),
     /** OpenTelemetry traces over OTLP/HTTP (README "Operating the gateway"); the env's OTEL_* also turn them on. */

@@ -9,6 +9,7 @@ import { toVertexFields } from "./vertex-provider.ts";
 import { toDocumentsConfig } from "./documents.ts";
 import { toCacheConfig } from "./cache.ts";
 import { toLimitsConfig, toRoutingConfig } from "./routing-limits.ts";
+import { toEmbeddingsConfig } from "./embeddings.ts";
 import { ObservabilityConfigError, toMetricsConfig, toTracingConfig } from "./observability.ts";
 import { simulatorProvider } from "./simulator-default.ts";
 import type { BatchesConfig, ExtensionRef, GatewayConfig, GuardrailsConfig, ModelConfig, ProviderConfig, SandboxConfig } from "./types.ts";
@@ -87,6 +88,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     network: { allowPrivate: resolveDefaults(NetworkFileSchema, file.network).allow_private },
     routing: toRoutingConfig(file.routing),
     limits: toLimitsConfig(file.limits),
+    embeddings: toEmbeddingsConfig(file.embeddings),
     batches: toBatches(file.batches),
     sandbox: toSandbox(file.sandbox),
     ...(file.guardrails ? { guardrails: toGuardrails(file.guardrails) } : {}),
@@ -214,6 +216,7 @@ function toModel(m: ModelEntry, where: string): ModelConfig {
     name: m.name,
     description: m.description,
     ...(m.output_modalities ? { outputModalities: [...m.output_modalities] } : {}),
+    ...(m.max_batch_size !== undefined ? { maxBatchSize: m.max_batch_size } : {}),
     ...(m.input_modalities ? { inputModalities: [...m.input_modalities] } : {}),
     ...(m.quality ? { quality: { ...m.quality } } : {}),
   };

@@ -1,5 +1,6 @@
 /** The gateway's configuration after env and the JSON file are read and validated (README "Configuration"). */
 import type { LimitsConfig, RoutingConfig } from "./routing-limits.ts";
+import type { EmbeddingsConfig } from "./embeddings.ts";
 import type { MetricsConfig, TracingConfig } from "./observability.ts";
 import type { DocumentsConfig } from "./documents.ts";
 import type { CacheConfig } from "./cache.ts";
@@ -18,7 +19,8 @@ export interface Pricing {
 }
 
 /** What a model can produce (config `output_modalities`). */
-export type OutputModality = "text" | "image";
+/** `embeddings` and `rerank` make the model a retrieval model (README "Embeddings and rerank"): no chat, no images. */
+export type OutputModality = "text" | "image" | "embeddings" | "rerank";
 
 /** What a model can read (config `input_modalities`); `file` = PDFs as files. */
 export type InputModality = "text" | "image" | "file";
@@ -44,6 +46,8 @@ export interface ModelConfig {
    * the model is not offered for `service:image_generation`). Optional so hand-built configs need not name it.
    */
   outputModalities?: OutputModality[];
+  /** The most inputs one upstream embeddings call may carry (config `max_batch_size`); larger requests are split. */
+  maxBatchSize?: number;
   /** Quality scores 0–1 per task type for the router plugins (config `quality`); undefined when not given. */
   quality?: Record<string, number>;
   /** What the model reads; undefined when the config does not say (file-parser then extracts PDFs' text for it). */
@@ -196,6 +200,8 @@ export interface GatewayConfig {
   routing?: RoutingConfig;
   /** Default rate limits and reservation sizing; absent means `DEFAULT_LIMITS` (routing-limits.ts). */
   limits?: LimitsConfig;
+  /** `POST /embeddings` bounds; absent means `DEFAULT_EMBEDDINGS` (embeddings.ts). */
+  embeddings?: EmbeddingsConfig;
   /** Batch execution; absent means the defaults (`DEFAULT_BATCHES` in load.ts). */
   batches?: BatchesConfig;
   /** Caps on guardrail patterns; absent means the defaults (core/guardrails/pattern/caps.ts). */

@@ -14,8 +14,19 @@ export interface EncodeContext {
   container?: () => { id: string; expiresAt: number } | undefined;
 }
 
+/** The chat formats, and the retrieval ones (README "Embeddings and rerank"), whose requests carry a task. */
+export type FormatId = InboundFormat | "embeddings" | "rerank";
+
+/** A chat format (chat-completions, Responses, Messages): presets can be made from its bodies. */
+export type ChatWireFormat = WireFormat & { readonly id: InboundFormat };
+
+/** True for the chat formats (the ones presets and prompt templates apply to). */
+export function isChatFormat(id: FormatId): id is InboundFormat {
+  return id === "chat" || id === "responses" || id === "messages";
+}
+
 export interface WireFormat {
-  readonly id: InboundFormat;
+  readonly id: FormatId;
   /** TypeBox schema of the request body: validated at the edge (compiled once) and published in the OpenAPI docs. */
   readonly schema: TSchema;
   /**

@@ -25,6 +25,9 @@ export function promptSize(request: CanonicalRequest): PromptSize {
   const size: PromptSize = { bytes: 0, messages: request.messages.length + 1, attachments: 0 };
   for (const part of request.system) size.bytes += Buffer.byteLength(part.text);
   for (const message of request.messages) for (const part of message.parts) addPart(size, part);
+  // Token-id inputs of an embeddings request: each id is one token (four bytes keep the estimate exact).
+  const task = request.task;
+  if (task?.kind === "embeddings" && task.tokens) for (const ids of task.tokens) size.bytes += ids.length * BYTES_PER_TOKEN;
   for (const tool of request.tools) {
     size.bytes += tool.kind === "function" ? Buffer.byteLength(tool.name + (tool.description ?? "")) + jsonBytes(tool.parameters) : Buffer.byteLength(tool.type);
   }

@@ -1,4 +1,5 @@
 /** The canonical request (ARCHITECTURE §2; spec "Responses request", "Messages request", "Chat-completions request"). */
+import type { RetrievalTask } from "../retrieval/types.ts";
 import type { CacheMark, Message, TextPart } from "./parts.ts";
 import type { Warning } from "./warnings.ts";
 
@@ -126,6 +127,11 @@ export interface CanonicalRequest {
   modalities?: string[];
   /** Provider-specific or format-specific extras that an adapter of the same family may pass through untouched. */
   passthrough?: Record<string, unknown>;
+  /**
+   * Set for `POST /embeddings` and `POST /rerank` (core/retrieval/): the turn calls the adapter's `embed` or `rerank`
+   * with the texts of `messages`, not `generate`. Absent: a chat generation.
+   */
+  task?: RetrievalTask;
   /** Problems found while decoding that did not warrant a 400 (unknown fields, approximations). */
   warnings: Warning[];
   /** The body as received, for the echoes a result needs (Responses echoes many request fields). */

@@ -1,5 +1,6 @@
 /** The canonical response (ARCHITECTURE §2): what every encoder renders and what `collect(events)` builds. */
 import type { ErrorType } from "../errors.ts";
+import type { RetrievalOutput } from "../retrieval/types.ts";
 import type { Part } from "./parts.ts";
 import type { Cost, Usage } from "./usage.ts";
 import type { Warning } from "./warnings.ts";
@@ -61,6 +62,8 @@ export interface CanonicalResponse {
   logprobs?: unknown[];
   warnings: Warning[];
   error?: ResponseError;
+  /** The vectors or the ranking of an embeddings or rerank request (its `parts` are empty). */
+  retrieval?: RetrievalOutput;
   /** Shown as the result's `alignment` field in every format (set by the alignment plugin). */
   alignment?: AlignmentReport;
 }

@@ -1,5 +1,6 @@
 /** Provider adapter contract (ARCHITECTURE §1.1): canonical request in, canonical response or events out. */
 import type { GeneratedImage, ImageCall } from "../images/types.ts";
+import type { EmbeddingCall, EmbeddingResult, RerankCall, RerankResult } from "../retrieval/types.ts";
 import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
@@ -77,6 +78,15 @@ export interface ProviderAdapter extends ModuleBase {
    */
   images?(call: ImageCall): Promise<GeneratedImage[]>;
   /**
+   * Optional: embeds texts (or token ids), one vector per input in input order (README "Embeddings and rerank"). Used
+   * for models whose config lists `embeddings` in `output_modalities`; a model entry like that on an adapter without
+   * it stops start-up. The gateway splits a request larger than the model's `max_batch_size` into several calls.
+   * Throws GatewayError like `generate`.
+   */
+  embed?(call: EmbeddingCall): Promise<EmbeddingResult>;
+  /** Optional: scores documents against a query, best first; for models whose config lists `rerank`. */
+  rerank?(call: RerankCall): Promise<RerankResult>;
+  /**
    * Optional: lists the models the upstream serves (e.g. `GET {base_url}/models`), for providers whose config leaves
    * them out (local model servers). Called at start-up and every `discovery_interval_seconds`; each model it returns
    * is served as `<provider id>/<id>` with the provider's pricing defaults (zero). Throws (or rejects) when the
@@ -92,7 +102,7 @@ export interface ProviderAdapter extends ModuleBase {
 }
 
 /** One named variant of an adapter: what it sets replaces the adapter's own; what it leaves out stays the adapter's. */
-export interface ProviderKind extends Partial<Pick<ProviderAdapter, "generate" | "stream" | "images" | "discoverModels" | "supportedParameters" | "maxMessages">> {
+export interface ProviderKind extends Partial<Pick<ProviderAdapter, "generate" | "stream" | "images" | "embed" | "rerank" | "discoverModels" | "supportedParameters" | "maxMessages">> {
   readonly description: string;
   /** The API root a provider of this kind may leave out of its config entry (`base_url`). */
   readonly defaultBaseUrl?: string;

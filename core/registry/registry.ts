@@ -119,7 +119,7 @@ function checkProvider(m: RegisteredProvider, source: string): RegisteredProvide
   }
   for (const [name, kind] of Object.entries(m.kinds ?? {})) {
     if (typeof kind !== "object" || kind === null || typeof kind.description !== "string") throw new ModuleError(`${source}: kind "${name}" needs a string "description"`);
-    for (const fn of ["generate", "stream", "images", "discoverModels"] as const) {
+    for (const fn of ["generate", "stream", "images", "embed", "rerank", "discoverModels"] as const) {
       if (kind[fn] !== undefined && typeof kind[fn] !== "function") throw new ModuleError(`${source}: kind "${name}": ${fn} must be a function`);
     }
   }

@@ -10,6 +10,7 @@ import { checkModuleOptions } from "../registry/options.ts";
 import type { UpstreamTarget } from "../registry/provider.ts";
 import type { Registry } from "../registry/registry.ts";
 import { ModuleError } from "../registry/registry.ts";
+import { retrievalSupportProblem } from "../retrieval/model-task.ts";
 
 /** One way to serve a model: a provider, its adapter, and the upstream target it calls. */
 export interface Endpoint {
@@ -149,7 +150,11 @@ export function buildCatalog(providers: readonly ProviderConfig[], registry: Reg
       throw new ModuleError(`invalid config field "providers[${index}].models": required (this adapter does not discover the server's models)`);
     }
     catalog.providers.set(provider.id, resolved);
-    for (const model of provider.models) catalog.add(endpointOf(resolved, model));
+    provider.models.forEach((model, m) => {
+      const problem = retrievalSupportProblem(resolved.adapter, model);
+      if (problem) throw new ModuleError(`invalid config field "providers[${index}].models[${m}].output_modalities": ${problem}`);
+      catalog.add(endpointOf(resolved, model));
+    });
   });
   return catalog;
 }

@@ -21,6 +21,19 @@ export type {
 export type { ToolDeclaration, ToolModule, ToolRunContext } from "../registry/tool.ts";
 export type { DiscoveredModel, DiscoveryCall, ProviderAdapter, ProviderCall, ProviderKind, UpstreamTarget } from "../registry/provider.ts";
 export type { GeneratedImage, ImageCall, ImageGeneration, ImageGenerationRequest, ImageRequest } from "../images/types.ts";
+export type {
+  EmbeddingCall,
+  EmbeddingRequest,
+  EmbeddingResult,
+  EmbeddingTask,
+  RankedDocument,
+  RerankCall,
+  RerankRequest,
+  RerankResult,
+  RerankTask,
+  RetrievalOutput,
+  RetrievalTask,
+} from "../retrieval/types.ts";
 /** The image parameters `service:image_generation` accepts, for tools and plugins that offer the same choices. */
 export { ASPECT_RATIOS, IMAGE_BACKGROUNDS, IMAGE_FORMATS, IMAGE_MODERATIONS, IMAGE_QUALITIES, IMAGE_SIZES } from "../images/types.ts";
 /** Containers as a tool sees them (`ToolRunContext.container()`), and the error that becomes the model's error result. */

@@ -46,6 +46,14 @@ export {
 export type { NativeWebSearchParameters, ServerTool } from "../provider-kit/native-tools.ts";
 export { resolveDeferredTools } from "../provider-kit/deferred-tools.ts";
 
+// Embeddings: the OpenAI-shaped call (OpenAI, compatible servers, Azure deployments), floats in input order.
+export { openAiEmbeddings, openAiEmbeddingsBody } from "../provider-kit/openai-embeddings.ts";
+export type { OpenAiEmbeddingsBody } from "../provider-kit/openai-embeddings.ts";
+/** `generate` / `stream` of an upstream with no chat API (a rerank or embeddings service): a 400 naming it. */
+export { retrievalOnly } from "../provider-kit/retrieval-only.ts";
+/** Little-endian float32 bytes of a vector in base64, as OpenAI's `encoding_format: "base64"` sends it. */
+export { float32Base64 } from "../formats/embeddings/encode.ts";
+
 // Usage.
 export { openAiFamilyUsage } from "../provider-kit/usage.ts";
 /** Usage with every count 0 (a reply that reported none). */

@@ -12,6 +12,7 @@
  */
 import { defineProvider, type ProviderAdapter, type ProviderCall } from "../../core/sdk/index.ts";
 import { translate } from "../../core/sdk/provider.ts";
+import { azureEmbed } from "./embed.ts";
 import { azureOptionsSchema } from "./options.ts";
 import { AZURE_PARAMETERS } from "./parameters.ts";
 import { planOf } from "./plan.ts";
@@ -45,5 +46,6 @@ export function azureAdapter(translations: AzureTranslations) {
       const routed = route(call);
       return routed.translation.stream(routed.call);
     },
+    embed: azureEmbed,
   });
 }

@@ -13,7 +13,8 @@ export function azureCall(call: ProviderCall, plan: AzurePlan, request: Canonica
   return { ...call, request, target: plan.inner, helpers: azureHelpers(call.helpers, plan) };
 }
 
-function azureHelpers(helpers: ModuleHelpers, plan: AzurePlan): ModuleHelpers {
+/** The call helpers with Azure's fetch in place (one wrapper per helpers object the gateway hands out). */
+export function azureHelpers(helpers: ModuleHelpers, plan: AzurePlan): ModuleHelpers {
   let wrapped = plan.helpers.get(helpers);
   if (wrapped === undefined) {
     wrapped = { ...helpers, fetch: azureFetch(helpers, plan) };

@@ -14,6 +14,8 @@ export interface BedrockEndpoint {
   region: string;
   converseUrl: string;
   streamUrl: string;
+  /** InvokeModel (`/model/{id}/invoke`): the embedding models' API. */
+  invokeUrl: string;
   credentials: CredentialSource;
   traits: ModelTraits;
   options: ReadOptions;
@@ -40,6 +42,7 @@ export function prepareBedrockTarget(target: UpstreamTarget, environment?: Crede
     region,
     converseUrl: `${model}/converse`,
     streamUrl: `${model}/converse-stream`,
+    invokeUrl: `${model}/invoke`,
     credentials: credentialSource(target, environment),
     traits: endpointTraits(target.upstreamModel, options),
     options,
@@ -83,7 +86,7 @@ function credentialSource(target: UpstreamTarget, environment: CredentialEnviron
  * The prepared endpoint of a call. A target the catalog did not prepare (the adapter called directly, as the
  * conformance kit does) is prepared on first use; a bad one is a retryable 502 naming the field, never a crash.
  */
-export function endpointOf(call: ProviderCall): BedrockEndpoint {
+export function endpointOf(call: Pick<ProviderCall, "target" | "helpers">): BedrockEndpoint {
   const known = prepared.get(call.target);
   if (known !== undefined) return known;
   let endpoint: BedrockEndpoint | undefined;

@@ -5,45 +5,26 @@
  * (`endpoint.ts`), each call signed over its exact body (`signing.ts`) and sent with the gateway's own HTTP client.
  */
 import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
-import { postBody, readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
-import { type BedrockAuth, CredentialError } from "./credentials.ts";
+import { readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
+import type { BedrockAuth } from "./credentials.ts";
+import { bedrockEmbed } from "./embed.ts";
 import { type BedrockEndpoint, endpointOf, prepareBedrockTarget } from "./endpoint.ts";
-import { errorTypeOf, mapBedrockError, STALE_CREDENTIALS } from "./errors.ts";
 import { readEventStream } from "./event-stream.ts";
 import { redactSecrets } from "./redact.ts";
 import { bedrockOptionsSchema } from "./options.ts";
 import { BEDROCK_PARAMETERS } from "./parameters.ts";
 import { toConverseBody } from "./request.ts";
 import { fromConverseResponse } from "./response.ts";
-import { authorizedHeaders } from "./signing.ts";
+import { signedPost } from "./signed-post.ts";
 import { converseStreamToEvents } from "./stream.ts";
 import type { WireConverseResponse } from "./wire.ts";
 
-const JSON_ACCEPT = { accept: "application/json" };
-const STREAM_ACCEPT = { accept: "application/vnd.amazon.eventstream" };
-
-/** One call's reply (2xx), and the authentication it was sent with (to keep its secrets out of any error). */
+/** One Converse call's reply (2xx), and the authentication it was sent with (to keep its secrets out of any error). */
 async function send(call: ProviderCall, endpoint: BedrockEndpoint, stream: boolean): Promise<{ response: Response; auth: BedrockAuth }> {
   const body = translate(call, (request) => toConverseBody(request, endpoint));
   call.onUpstreamBody?.(body);
   const text = JSON.stringify(body);
-  const url = stream ? endpoint.streamUrl : endpoint.converseUrl;
-  let auth: BedrockAuth;
-  try {
-    auth = endpoint.credentials.auth(call.helpers.now());
-  } catch (thrown) {
-    if (!(thrown instanceof CredentialError)) throw thrown;
-    throw call.helpers.error("provider_unavailable", `Bedrock provider ${call.target.providerId} has no credentials: ${thrown.message}`, { status: 502, retryable: true });
-  }
-  const headers = await authorizedHeaders(auth, url, text, { "content-type": "application/json", ...(stream ? STREAM_ACCEPT : JSON_ACCEPT), ...call.target.headers }, endpoint.region);
-  const response = await postBody(call, url, text, headers, {
-    mapError(status, errorBody, replyHeaders, make) {
-      // A refused session may have been refreshed on disk already: the next call reads the credentials again.
-      if (status === 403 && STALE_CREDENTIALS.has(errorTypeOf(replyHeaders, errorBody) ?? "")) endpoint.credentials.invalidate();
-      return mapBedrockError(status, redactSecrets(errorBody, auth), replyHeaders, make);
-    },
-  });
-  return { response, auth };
+  return stream ? signedPost(call, endpoint, endpoint.streamUrl, text, "application/vnd.amazon.eventstream") : signedPost(call, endpoint, endpoint.converseUrl, text, "application/json");
 }
 
 async function generate(call: ProviderCall): Promise<CanonicalResponse> {
@@ -69,4 +50,5 @@ export default defineProvider({
   prepareTarget: (target) => prepareBedrockTarget(target),
   generate,
   stream,
+  embed: bedrockEmbed,
 });

@@ -5,6 +5,7 @@
  */
 import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall } from "../../core/sdk/index.ts";
 import { parseSse, postJson, readJsonObject, streamBody, translate } from "../../core/sdk/provider.ts";
+import { geminiEmbed } from "./embed.ts";
 import { mapGeminiError } from "./errors.ts";
 import { geminiOptionsSchema } from "./options.ts";
 import { geminiHeaders, geminiUrl, toGeminiBody } from "./request.ts";
@@ -37,4 +38,5 @@ export default defineProvider({
   supportedParameters: GEMINI_PARAMETERS,
   generate,
   stream,
+  embed: geminiEmbed,
 });

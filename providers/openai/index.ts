@@ -5,6 +5,7 @@
  * and quirks are in `kinds/`, chosen by a provider entry's `kind`.
  */
 import { defineProvider } from "../../core/sdk/index.ts";
+import { bearerHeaders, openAiEmbeddings } from "../../core/sdk/provider.ts";
 import { chatCalls } from "./chat-calls.ts";
 import { OPENAI_KINDS, withThinkTags } from "./kinds/index.ts";
 import { openAIOptionsSchema } from "./options.ts";
@@ -19,5 +20,7 @@ export default defineProvider({
   optionsSchema: openAIOptionsSchema,
   supportedParameters: OPENAI_PARAMETERS,
   ...chatCalls(withThinkTags({})),
+  // Every kind keeps it: the compatible servers that embed (Mistral, Together, Fireworks, Ollama, vLLM, …) take the same call.
+  embed: (call) => openAiEmbeddings(call, `${call.target.baseUrl.replace(/\/+$/, "")}/embeddings`, bearerHeaders(call)),
   kinds: OPENAI_KINDS,
 });

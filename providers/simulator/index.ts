@@ -1,7 +1,8 @@
 /**
  * The `simulator` provider adapter: a deterministic in-process upstream (no HTTP), so the gateway works without a
  * provider account and tests and benchmarks have a fast upstream. Same engine as the HTTP simulator (`server.ts`).
- * It also makes images (images.ts): for `service:image_generation`, and as chat / Responses image output.
+ * It also makes images (images.ts): for `service:image_generation`, and as chat / Responses image output; and it
+ * embeds and reranks (retrieval.ts), for `simulator/embedding` and `simulator/rerank`.
  */
 import { type CanonicalResponse, defineProvider, type EventStream, type ProviderCall, ResponseBuilder } from "../../core/sdk/index.ts";
 import { mapUpstreamError, refuseNativeServerTools, resolveDeferredTools, translate, warnUnsupported } from "../../core/sdk/provider.ts";
@@ -10,6 +11,7 @@ import { simulate } from "./engine.ts";
 import { simRequestFromCanonical } from "./from-canonical.ts";
 import { pictureRequest, simulatorImages, wantsImage, withPicture } from "./images.ts";
 import { simulatorOptionsSchema, type SimulatorOptions } from "./options.ts";
+import { simulatorEmbed, simulatorRerank } from "./retrieval.ts";
 import { sleep } from "./sleep.ts";
 import { SIMULATOR_PARAMETERS } from "./parameters.ts";
 
@@ -56,4 +58,6 @@ export default defineProvider({
   generate,
   stream,
   images: simulatorImages,
+  embed: simulatorEmbed,
+  rerank: simulatorRerank,
 });

@@ -23,7 +23,7 @@ test("lists every model with its endpoints; no key needed", async () => {
   expect(res.status).toBe(200);
   const { data } = (await res.json()) as { data: ModelView[] };
   const ids = data.map((m) => m.id).sort();
-  expect(ids).toEqual(["shared/m", "simulator/image", "simulator/large", "simulator/small"]);
+  expect(ids).toEqual(["shared/m", "simulator/embedding", "simulator/image", "simulator/large", "simulator/rerank", "simulator/small"]);
   const shared = data.find((m) => m.id === "shared/m")!;
   expect(shared.simulated).toBe(false);
   expect(shared.endpoints.map((e) => e.provider)).toEqual(["p1", "p2"]);

@@ -1,12 +1,12 @@
 /** The chat-completions wire format, `POST /chat/completions` (spec "Chat-completions request"; ARCHITECTURE §3). */
-import type { WireFormat } from "../format.ts";
+import type { ChatWireFormat } from "../format.ts";
 import { decodeChat } from "./decode.ts";
 import { encodeChat } from "./encode.ts";
 import { ChatRequestSchema } from "./schema.ts";
 import { streamChat } from "./stream.ts";
 
 /** Registered by the routes; also encodes batch results (chat is the batch result body). */
-export const chatFormat: WireFormat = Object.freeze({
+export const chatFormat: ChatWireFormat = Object.freeze({
   id: "chat",
   schema: ChatRequestSchema,
   decode: decodeChat,

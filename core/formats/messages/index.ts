@@ -1,12 +1,12 @@
 /** The Messages wire format (spec "Messages request", "Messages result"; reference b10): what `@anthropic-ai/sdk` speaks. */
-import type { WireFormat } from "../format.ts";
+import type { ChatWireFormat } from "../format.ts";
 import { decodeMessagesRequest } from "./decode.ts";
 import { encodeMessagesResult } from "./encode.ts";
 import { MessagesRequestSchema } from "./schema.ts";
 import { PING_FRAME, streamMessages } from "./stream.ts";
 
 /** `POST /messages`: decode, encode and stream for Anthropic-style clients. */
-export const messagesFormat: WireFormat = Object.freeze({
+export const messagesFormat: ChatWireFormat = Object.freeze({
   id: "messages",
   schema: MessagesRequestSchema,
   decode: decodeMessagesRequest,

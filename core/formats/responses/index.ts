@@ -1,12 +1,12 @@
 /** The Responses wire format (spec "Responses request", "Responses result", "Events"; ARCHITECTURE §3). */
-import type { WireFormat } from "../format.ts";
+import type { ChatWireFormat } from "../format.ts";
 import { decodeResponses } from "./decode.ts";
 import { encodeResponses } from "./encode.ts";
 import { ResponsesRequestSchema } from "./schema.ts";
 import { streamResponses } from "./stream.ts";
 
 /** `POST /responses`: body schema, decoder, result encoder and SSE stream encoder. */
-export const responsesFormat: WireFormat = Object.freeze({
+export const responsesFormat: ChatWireFormat = Object.freeze({
   id: "responses",
   schema: ResponsesRequestSchema,
   decode: decodeResponses,

@@ -15,6 +15,7 @@ import type { ModuleHelpers } from "../../registry/helpers.ts";
 import type { ProviderCall } from "../../registry/provider.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { watch } from "../../util/watchdog.ts";
+import { callRetrieval } from "../../retrieval/call.ts";
 import { strictHelpers } from "../strict/guarded-fetch.ts";
 import type { RequestContext } from "../context.ts";
 import { helpersFor } from "./provider-helpers.ts";
@@ -71,7 +72,8 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
   });
   try {
     if (!stream) {
-      const response = await Promise.race([endpoint.adapter.generate(call), expired]);
+      // An embeddings or rerank request (README "Embeddings and rerank") calls `embed` / `rerank` instead.
+      const response = await Promise.race([options.request.task === undefined ? endpoint.adapter.generate(call) : callRetrieval(endpoint, call), expired]);
       return { kind: "response", response, startedAt };
     }
     const events = await Promise.race([endpoint.adapter.stream(call), expired]);

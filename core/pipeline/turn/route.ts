@@ -7,6 +7,7 @@ import { GatewayError, errors } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CatalogModel, Endpoint } from "../../routing/catalog.ts";
 import { planRoute } from "../../routing/plan.ts";
+import { checkModelTasks } from "../../retrieval/model-task.ts";
 import { preferencesOf } from "../../routing/preferences.ts";
 import { pinnedProvider, stickyKey } from "../../routing/sticky.ts";
 import type { RequestContext, RouteState } from "../context.ts";
@@ -35,6 +36,7 @@ export async function routeTurn(ctx: RequestContext, request: CanonicalRequest):
   if (unknown.length > 0) {
     request.warnings.push({ code: "unknown_model", field: "models", message: `Skipped unknown models: ${unknown.join(", ")}` });
   }
+  checkModelTasks(request, models);
   const preferences = preferencesOf(request);
   // Not even an await without a session: this runs on every turn.
   const sticky = request.sessionId === undefined ? undefined : await stickyOf(ctx, request, models[0]!);

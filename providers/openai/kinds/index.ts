@@ -54,6 +54,7 @@ function kindOf(spec: KindSpec): ProviderKind {
     // What `/models` lists and `provider.require_parameters` routes by: the adapter's, less what this server refuses.
     supportedParameters: OPENAI_PARAMETERS.filter((name) => !(spec.unsupported ?? []).includes(name)),
     ...(spec.discovers === true ? { discoverModels: listServedModels } : {}),
+    ...(spec.embed ? { embed: spec.embed } : {}),
   };
 }
 

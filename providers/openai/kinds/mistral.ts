@@ -11,6 +11,7 @@ import { isPlainObject, mapUpstreamError, type ErrorFactory, warnUnsupported } f
 import type { ReplyQuirk } from "../quirks.ts";
 import type { ChatCompletion, ChatRequestBody, WireMessageOut } from "../wire.ts";
 import { type KindSpec, stripMessageNames, stripReasoningHistory, useMaxTokens } from "./shared.ts";
+import { mistralEmbed } from "./mistral-embed.ts";
 
 /** The request fields Mistral's chat completions accept. */
 const ACCEPTED = new Set([
@@ -151,4 +152,5 @@ export const mistral: KindSpec = {
     reply: (call) => mistralReply(reverseIds(call.request)),
     mapError: mapMistralError,
   },
+  embed: (call) => mistralEmbed(call, mapMistralError),
 };

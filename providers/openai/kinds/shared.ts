@@ -1,5 +1,5 @@
 /** Body adjustments several kinds share (./<kind>.ts), and the description a kind table entry is built from. */
-import type { DiscoveryCall, DiscoveredModel, ProviderCall, Warning } from "../../../core/sdk/index.ts";
+import type { DiscoveryCall, DiscoveredModel, ProviderCall, ProviderKind, Warning } from "../../../core/sdk/index.ts";
 import { isPlainObject, warnUnsupported } from "../../../core/sdk/provider.ts";
 import type { ChatQuirks } from "../quirks.ts";
 import type { ChatRequestBody, WireMessage } from "../wire.ts";
@@ -15,6 +15,8 @@ export interface KindSpec {
   discovers?: boolean;
   /** Request parameters (as `supported_parameters` names them) this server never takes: left out of its listings. */
   unsupported?: readonly string[];
+  /** Its own embeddings call, where the server's differs from OpenAI's (the others keep the adapter's). */
+  embed?: ProviderKind["embed"];
 }
 
 /** Drops the body fields this server refuses, each with a warning naming it (a 422 in strict mode). */

@@ -295,6 +295,16 @@ export const UNREACHABLE: Unreachable[] = [
   { site: "providers/gemini/request.ts", field: "tools[i]", why: "gateway server tools reach adapters as functions; native ones are refused (400) before" },
 ];
 
+/**
+ * Sites of the retrieval routes (embeddings and rerank), whose bodies are not chat conversations: each is checked the
+ * same way (200 with the warning, then 422 with nothing sent) by the test named here.
+ */
+export const RETRIEVAL_SITES: Array<{ site: string; field: string; test: string }> = [
+  { site: "core/formats/embeddings/decode.ts", field: "<unknown field>", test: "test/integration/embeddings/pipeline.test.ts" },
+  { site: "core/formats/rerank/decode.ts", field: "<unknown field>", test: "test/integration/embeddings/pipeline.test.ts" },
+  { site: "providers/openai/kinds/mistral-embed.ts", field: "user", test: "test/integration/embeddings/openai-kinds.test.ts" },
+];
+
 /** Providers the rows' `model` overrides name, beside one per adapter (support/setup.ts). */
 export function strictProviders(origin: string) {
   return [

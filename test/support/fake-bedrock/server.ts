@@ -1,6 +1,6 @@
 /**
  * A loopback fake of Amazon Bedrock's runtime (`bedrock-runtime.{region}.amazonaws.com`): `POST
- * /model/{modelId}/converse` and `/model/{modelId}/converse-stream`, checking what Bedrock checks (the SigV4 signature
+ * /model/{modelId}/converse`, `/model/{modelId}/converse-stream` and `/model/{modelId}/invoke` (embedding models), checking what Bedrock checks (the SigV4 signature
  * recomputed independently, or a Bedrock API key; ./sigv4.ts) and answering in Bedrock's wire shapes: the Converse
  * JSON, the ConverseStream binary event stream (./event-stream.ts) with exceptions in the middle, and AWS's error
  * replies (./errors.ts). It records every request and answers each from a FIFO of scripted replies, or from
@@ -20,7 +20,7 @@ export interface BedrockRequest {
   path: string;
   /** The decoded model id of the path; undefined off the two routes. */
   modelId: string | undefined;
-  operation: "converse" | "converse-stream" | undefined;
+  operation: "converse" | "converse-stream" | "invoke" | undefined;
   headers: Record<string, string>;
   body: Record<string, unknown>;
   raw: string;
@@ -30,6 +30,8 @@ export interface BedrockRequest {
 
 export type BedrockReply =
   | { kind: "converse"; body: unknown }
+  /** An InvokeModel reply (the embedding models' API), with Bedrock's headers such as the input token count. */
+  | { kind: "invoke"; body: unknown; headers?: Record<string, string> }
   | { kind: "stream"; frames: BedrockFrame[]; pause?: { index: number; ms: number }; end?: "close" | "reset" }
   | { kind: "error"; type: string; message: string; status?: number };
 
@@ -48,13 +50,13 @@ export interface FakeBedrockOptions {
   respond?: (request: BedrockRequest) => BedrockReply;
 }
 
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/;
 
 /** The model id and operation of a Bedrock runtime path; undefined for any other path. */
-export function bedrockRoute(path: string): { modelId: string; operation: "converse" | "converse-stream" } | undefined {
+export function bedrockRoute(path: string): { modelId: string; operation: "converse" | "converse-stream" | "invoke" } | undefined {
   const match = ROUTE.exec(path);
   if (!match) return undefined;
-  return { modelId: decodeURIComponent(match[1]!), operation: match[2] as "converse" | "converse-stream" };
+  return { modelId: decodeURIComponent(match[1]!), operation: match[2] as "converse" | "converse-stream" | "invoke" };
 }
 
 function sendAws(res: ServerResponse, reply: AwsErrorReply): void {
@@ -115,6 +117,12 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     const reply = queue.shift() ?? options.respond?.(recorded);
     if (reply === undefined) return sendAws(res, awsErrorReply("InternalServerException", "fake bedrock: no scripted reply", 500));
     if (reply.kind === "error") return sendAws(res, awsErrorReply(reply.type, reply.message, reply.status));
+    if (reply.kind === "invoke") {
+      if (route.operation !== "invoke") return sendAws(res, awsErrorReply("ValidationException", "fake bedrock: an InvokeModel reply was scripted for Converse", 418));
+      res.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": crypto.randomUUID(), ...reply.headers });
+      res.end(JSON.stringify(reply.body));
+      return;
+    }
     if (reply.kind === "converse") {
       if (route.operation !== "converse") return sendAws(res, awsErrorReply("ValidationException", "fake bedrock: a Converse reply was scripted for ConverseStream", 418));
       res.writeHead(200, { "content-type": "application/json", "x-amzn-requestid": crypto.randomUUID() });

@@ -16,8 +16,9 @@ import { DEFAULT_DOCUMENTS } from "../../../core/config/documents.ts";
 import { CacheFileSchema, DEFAULT_CACHE } from "../../../core/config/cache.ts";
 import { DEFAULT_METRICS } from "../../../core/config/observability.ts";
 import { DEFAULT_LIMITS, DEFAULT_ROUTING } from "../../../core/config/routing-limits.ts";
+import { DEFAULT_EMBEDDINGS, EmbeddingsFileSchema } from "../../../core/config/embeddings.ts";
 
-const SECTIONS = [CacheFileSchema, AgentLoopFileSchema, BatchesFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, DocumentsFileSchema, MetricsFileSchema, TracingFileSchema, LimitsFileSchema, RoutingFileSchema];
+const SECTIONS = [CacheFileSchema, AgentLoopFileSchema, BatchesFileSchema, NetworkFileSchema, SandboxFileSchema, ServerFileSchema, DocumentsFileSchema, MetricsFileSchema, TracingFileSchema, LimitsFileSchema, RoutingFileSchema, EmbeddingsFileSchema];
 
 const MIB = 1024 * 1024;
 
@@ -36,6 +37,7 @@ const ROUTING = {
   stats: { samples: 100, syncIntervalMs: 5_000 },
 };
 const LIMITS = { rateLimit: null, defaultMaxOutputTokens: 4_096, reservationTtlMs: 900_000 };
+const EMBEDDINGS = { maxInputs: 2_048, maxInputTokens: 8_192 };
 const BATCHES = { worker: true, concurrency: 16, perBatchConcurrency: 4, discount: 0.5, pollIntervalMs: 1_000, leaseMs: 10_000, getRateLimitPerMinute: 600 };
 const SANDBOX = { backend: "just-bash" as const, dir: "./data/containers", maxBytes: 100 * MIB, maxFiles: 10_000, sweepIntervalMs: 60_000, workers: 4, listScanBound: 1_000, queueTimeoutMs: 30_000, allowFallback: false, bwrapPath: "bwrap", maxProcesses: 256, firstUid: 2_000_000_000 };
 const DOCUMENTS = {
@@ -76,6 +78,7 @@ describe("config defaults", () => {
       network: { allowPrivate: [] },
       routing: ROUTING,
       limits: LIMITS,
+      embeddings: EMBEDDINGS,
       batches: BATCHES,
       sandbox: SANDBOX,
       documents: DOCUMENTS,
@@ -88,6 +91,7 @@ describe("config defaults", () => {
   test("the DEFAULT_* values of hand-built configs are the same", () => {
     expect(DEFAULT_ROUTING).toStrictEqual(ROUTING);
     expect(DEFAULT_LIMITS).toStrictEqual(LIMITS);
+    expect(DEFAULT_EMBEDDINGS).toStrictEqual(EMBEDDINGS);
     expect(DEFAULT_BATCHES).toStrictEqual(BATCHES);
     expect(DEFAULT_SANDBOX).toStrictEqual(SANDBOX);
     expect(DEFAULT_DOCUMENTS).toStrictEqual(DOCUMENTS);

@@ -26,7 +26,7 @@ describe("image models", () => {
 
   test("the simulator's default catalog has an image model priced per image; its text models say text only", () => {
     const models = buildConfig({}, {}, "/cfg").providers[0]!.models;
-    expect(models.map((m) => [m.id, m.outputModalities])).toEqual([["simulator/small", ["text"]], ["simulator/large", ["text"]], ["simulator/image", ["text", "image"]]]);
+    expect(models.map((m) => [m.id, m.outputModalities])).toEqual([["simulator/small", ["text"]], ["simulator/large", ["text"]], ["simulator/image", ["text", "image"]], ["simulator/embedding", ["embeddings"]], ["simulator/rerank", ["rerank"]]]);
     expect(models[2]!.pricing.image).toBe(0.02);
   });
 });

@@ -46,7 +46,7 @@ describe("defaults", () => {
     });
     expect(config.providers.map((p) => p.id)).toEqual(["simulator"]);
     expect(config.providers[0]!.simulated).toBe(true);
-    expect(config.providers[0]!.models.map((m) => m.id)).toEqual(["simulator/small", "simulator/large", "simulator/image"]);
+    expect(config.providers[0]!.models.map((m) => m.id)).toEqual(["simulator/small", "simulator/large", "simulator/image", "simulator/embedding", "simulator/rerank"]);
   });
 
   test("env values are taken as given; empty strings fall back to defaults", () => {

@@ -16,6 +16,7 @@ export function endpointFor(model: string, options: Record<string, unknown> = {}
     region: "us-east-1",
     converseUrl: `https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(model)}/converse`,
     streamUrl: `https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(model)}/converse-stream`,
+    invokeUrl: `https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(model)}/invoke`,
     credentials: fixedCredentials({ kind: "sigv4", credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" } }),
     traits: endpointTraits(model, readBedrockOptions(options)),
     options: readBedrockOptions(options),
