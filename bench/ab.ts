@@ -6,12 +6,17 @@
  * empty: not pinned); short rounds of the same load alternate between them, so whatever else the machine does weighs
  * on both alike. Per scenario (bench/fleet.ts: non-streamed c=64, a burst of short streams c=64, long streams c=16)
  * it reports the gateway process's CPU per request (median over rounds), per chunk for the long streams, and req/s.
+ * The feature-cost variants (bench/feature-cost.ts), on both trees alike: `AB_KEY=limited` sends with a key that has a
+ * credit limit, a rate limit and a guardrail with every built-in detector (flag, input and output); `AB_OBSERVE=on`
+ * runs both gateways with metrics and every request traced to an OTLP sink (`off`: metrics off too). `AB_SCENARIOS`
+ * picks scenarios by part of their names.
  * All traffic goes to 127.0.0.1; every round is bounded in time, so the run stops by itself.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { bundleGateway, Fleet, SCENARIOS } from "./fleet.ts";
+import { BUILTIN_SLUGS } from "../core/guardrails/detectors/builtins.ts";
+import { ADMIN_KEY, bundleGateway, Fleet, SCENARIOS } from "./fleet.ts";
 import { cpuMsOf, runForDuration, type RequestSpec } from "./load.ts";
 import { BODIES, countEvents } from "./requests.ts";
 
@@ -24,16 +29,21 @@ const fleet = new Fleet();
 
 try {
   const sim = await fleet.spawn(join(import.meta.dir, "sim-server.ts"), {});
-  const env = { BENCH_UPSTREAM: String(sim.url) };
+  const observe = process.env.AB_OBSERVE;
+  const sink = observe === "on" ? await fleet.spawn(join(import.meta.dir, "otlp-sink.ts"), {}) : undefined;
+  const env: Record<string, string> = { BENCH_UPSTREAM: String(sim.url), ...(observe ? { BENCH_OBSERVE: observe } : {}), ...(sink ? { BENCH_OTLP: String(sink.url) } : {}) };
   const tree = async (root: string, name: string, slug: string, extra: Record<string, string> = {}) =>
     fleet.gateway(await bundleGateway(root, join(dir, slug)), name, join(dir, `${slug}-data`), { ...env, ...extra }, CORE);
   // `AB_KIND=deepseek`: B's provider is that kind of the openai adapter (A stays the plain adapter).
   const kind = process.env.AB_KIND;
   const targets = [await tree(other, "A (other)", "a"), await tree(resolve(import.meta.dir, ".."), kind ? `B (${kind})` : "B (this tree)", "b", kind ? { BENCH_KIND: kind } : {})];
+  if (process.env.AB_KEY === "limited") for (const target of targets) target.headers = { ...target.headers, authorization: `Bearer ${await limitedKey(target.url)}` };
   // The events of one long stream, straight from the upstream (the same bytes reach both gateways).
   const events = countEvents(await (await fetch(`${sim.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: BODIES.long })).text());
-  console.log(`A = ${other}, B = this tree; gateways ${CORE ? `pinned to core ${CORE}` : "not pinned"}; ${ROUNDS} rounds of ${ROUND_MS} ms; a long stream has ${events} events`);
-  for (const scenario of SCENARIOS) {
+  console.log(`${process.env.AB_KEY === "limited" ? "limited key (credit limit, rate limit, every built-in detector); " : ""}${observe ? `observe ${observe}; ` : ""}A = ${other}, B = this tree; gateways ${CORE ? `pinned to core ${CORE}` : "not pinned"}; ${ROUNDS} rounds of ${ROUND_MS} ms; a long stream has ${events} events`);
+  // `AB_SCENARIOS=non-stream,burst`: only the scenarios whose names contain one of these.
+  const only = process.env.AB_SCENARIOS?.split(",").filter(Boolean);
+  for (const scenario of SCENARIOS.filter((s) => !only || only.some((o) => s.name.includes(o)))) {
     const cpu = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (let round = -1; round < ROUNDS; round++) {
@@ -62,3 +72,17 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(0);
+
+/** A key as bench/feature-cost.ts's limited one, made on the gateway whose chat URL is `chatUrl`. */
+async function limitedKey(chatUrl: string): Promise<string> {
+  const base = chatUrl.replace(/\/chat\/completions$/, "");
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (response.status !== 200 && response.status !== 201) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as { key?: string; data: { hash?: string; id?: string } };
+  };
+  const key = await post("/keys", { name: "ab limited", limit: 1000, rate_limit: { requests: 1_000_000_000, tokens: 1_000_000_000, interval_seconds: 60 } });
+  const guardrail = await post("/guardrails", { name: "ab: every built-in detector", content_filter_builtins: BUILTIN_SLUGS.map((slug) => ({ slug, action: "flag" })), apply_to: "both" });
+  await post(`/guardrails/${guardrail.data.id}/assignments/keys`, { key_hashes: [key.data.hash] });
+  return key.key!;
+}

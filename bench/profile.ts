@@ -47,6 +47,8 @@ const LONG = process.env.PROFILE_LOAD === "long";
 const BURST = process.env.PROFILE_LOAD === "burst";
 /** `PROFILE_KEY=limited`: the key has a credit limit, a rate limit and a guardrail with every built-in detector (as bench/feature-cost.ts's). */
 const LIMITED = process.env.PROFILE_KEY === "limited";
+/** `PROFILE_OBSERVE=on`: metrics on and every request traced to an OTLP sink (the feature-cost bench's "observed"). */
+const OBSERVED = process.env.PROFILE_OBSERVE === "on";
 const LOAD = BURST ? { body: BODIES.burst, stream: true, concurrency: 64, name: "short streams (16 chunks), 64 clients" } : LONG ? { body: BODIES.long, stream: true, concurrency: 16, name: "streamed 200 chunks, 16 clients" } : { body: BODIES.plain, stream: false, concurrency: 64, name: "non-streamed, 64 clients" };
 const CORE = process.env.BENCH_CORE ?? (cpus().length > 1 ? "1" : "");
 const ADMIN_KEY = "bench-admin-key-0123456789abcdef";
@@ -77,10 +79,12 @@ try {
   const entry = built.outputs.find((o) => o.kind === "entry-point" && o.path.endsWith("profile-gateway.js"));
   if (!built.success || !entry) throw new Error(`bundling the gateway failed: ${built.logs.join("\n")}`);
   const profDir = join(dir, "cpu");
+  const sink = OBSERVED ? await spawnChild("OTLP sink", { command: [process.execPath, join(HERE, "otlp-sink.ts")], cwd: ROOT, env: {} }) : undefined;
+  if (sink) children.push(sink);
   const gw = await spawnChild("gateway", {
     command: pinned([process.execPath, "--cpu-prof", `--cpu-prof-dir=${profDir}`, `--cpu-prof-interval=${INTERVAL_US}`, entry.path], CORE),
     cwd: ROOT,
-    env: { BENCH_UPSTREAM: String(sim.info.url), BENCH_DIR: dir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY },
+    env: { BENCH_UPSTREAM: String(sim.info.url), BENCH_DIR: dir, BENCH_MODEL: MODEL, BENCH_ADMIN_KEY: ADMIN_KEY, ...(sink ? { BENCH_OBSERVE: "on", BENCH_OTLP: String(sink.info.url) } : {}) },
   });
   children.push(gw);
   const base = `http://127.0.0.1:${gw.port}/api/v1`;
@@ -151,7 +155,7 @@ try {
   })();
   const date = new Date().toISOString().slice(0, 10);
   const lines: string[] = [];
-  lines.push(`# Profile of ${LONG ? "a long stream" : BURST ? "short streams" : "a plain request"}${LIMITED ? " (a key with a credit limit, a rate limit and every built-in detector)" : ""}, ${date}`);
+  lines.push(`# Profile of ${LONG ? "a long stream" : BURST ? "short streams" : "a plain request"}${LIMITED ? " (a key with a credit limit, a rate limit and every built-in detector)" : ""}${OBSERVED ? " (metrics on, every request traced to an OTLP sink)" : ""}, ${date}`);
   lines.push("");
   lines.push(
     `Commit ${commit}, Bun ${Bun.version}, ${cpus().length} cores, load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} at the start ` +
@@ -203,7 +207,7 @@ try {
   for (const g of growth.slice(0, 30)) lines.push(`| ${g.kind.replaceAll("|", "\\|")} | ${perStream(g.count).toFixed(2)} | ${perStream(g.bytes).toFixed(0)} | ${((g.bytes / grown) * 100).toFixed(1)} % |`);
   lines.push("");
   const markdown = lines.join("\n");
-  const out = join(HERE, "results", `profile-${date}${LONG ? "-long-streams" : BURST ? "-short-streams" : ""}${LIMITED ? "-limited-key" : ""}.md`);
+  const out = join(HERE, "results", `profile-${date}${LONG ? "-long-streams" : BURST ? "-short-streams" : ""}${LIMITED ? "-limited-key" : ""}${OBSERVED ? "-observed" : ""}.md`);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${markdown}\n`);
   process.stdout.write(`${markdown}\n`);

@@ -35,6 +35,12 @@ export function filtersFor(filters: readonly Filter[], side: Side): Filter[] {
   return filters.filter((f) => (side === "input" ? f.input : f.output));
 }
 
+/**
+ * Characters the built-ins may read between two looks at the clock: at the slowest built-in's ~35 ns a character
+ * (detectors/injection/triggers.ts), well under a millisecond, a tenth of a slice (model/slices.ts).
+ */
+const DUE_CHECK_CHARS = 16 * 1024;
+
 /** Findings of each detector in each slot it reads (`undefined` where it does not). */
 type Found = Map<Detector, Array<Finding[] | undefined>>;
 
@@ -46,11 +52,12 @@ export async function scanSlots(slots: readonly TextSlot[], filters: readonly Fi
   const found = await findAll(slots, filters, reads, side, slices);
   for (const filter of filters) {
     const perSlot = found.get(filter.detector)!;
-    slots.forEach((slot, i) => {
-      if (!reads(filter, slot)) return;
-      const bucket = filter.action === "block" ? verdict.blocks : filter.action === "redact" ? verdict.redactions : verdict.flags;
+    const bucket = filter.action === "block" ? verdict.blocks : filter.action === "redact" ? verdict.redactions : verdict.flags;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      if (!reads(filter, slot)) continue;
       for (const finding of perSlot[i]!) bucket.push({ filter, finding, slot });
-    });
+    }
   }
   return verdict;
 }
@@ -62,22 +69,25 @@ export async function scanSlots(slots: readonly TextSlot[], filters: readonly Fi
 async function findAll(slots: readonly TextSlot[], filters: readonly Filter[], reads: (filter: Filter, slot: TextSlot) => boolean, side: Side, slices: Slices): Promise<Found> {
   const found: Found = new Map();
   const inWorker: Array<{ detector: Detector; slot: number; filter: Filter }> = [];
-  const onLoop: Array<{ detector: Detector; slot: number }> = [];
+  const onLoop: Array<{ detector: Detector; slot: number; filter: Filter }> = [];
+  /** Characters of the distinct slots built-ins read (whether they go to the worker). */
+  let chars = 0;
+  const counted: boolean[] = [];
   for (const filter of filters) {
     let perSlot = found.get(filter.detector);
     if (!perSlot) found.set(filter.detector, (perSlot = new Array<Finding[] | undefined>(slots.length)));
-    slots.forEach((slot, i) => {
-      if (!reads(filter, slot) || perSlot[i]) return;
+    const builtin = !filter.detector.findSliced && BUILTIN_DETECTORS.get(filter.detector.slug) === filter.detector;
+    for (let i = 0; i < slots.length; i++) {
+      if (!reads(filter, slots[i]!) || perSlot[i]) continue;
       perSlot[i] = []; // claimed: filled below
-      const read = { detector: filter.detector, slot: i, filter };
-      (!filter.detector.findSliced && BUILTIN_DETECTORS.get(filter.detector.slug) === filter.detector ? inWorker : onLoop).push(read);
-    });
+      (builtin ? inWorker : onLoop).push({ detector: filter.detector, slot: i, filter });
+      if (builtin && !counted[i]) (counted[i] = true), (chars += slots[i]!.text.length);
+    }
   }
   // Built-ins read big texts in a worker, while the patterns run here.
-  const texts = [...new Set(inWorker.map((r) => r.slot))];
-  const chars = texts.reduce((n, i) => n + slots[i]!.text.length, 0);
   let fromWorker: Promise<Finding[][]> | undefined;
   if (chars > INLINE_CHARS) {
+    const texts = [...new Set(inWorker.map((r) => r.slot))];
     const builtinReads: BuiltinRead[] = inWorker.map((r) => ({ slug: r.detector.slug, text: texts.indexOf(r.slot) }));
     fromWorker = findInWorker(
       texts.map((i) => slots[i]!.text),
@@ -89,9 +99,15 @@ async function findAll(slots: readonly TextSlot[], filters: readonly Filter[], r
     // Awaited below, or left behind when a pattern fails the check first: never an unhandled rejection.
     fromWorker.catch(() => undefined);
   } else onLoop.push(...inWorker);
+  // The clock is read after every sliced scan, and after plain ones only once they have read DUE_CHECK_CHARS since
+  // the last reading: a few short texts through every built-in take microseconds, far below a slice.
+  let unchecked = 0;
   for (const { detector, slot } of onLoop) {
     const text = slots[slot]!.text;
     found.get(detector)![slot] = detector.findSliced ? await detector.findSliced(text, slices) : detector.find(text);
+    unchecked += detector.findSliced ? DUE_CHECK_CHARS : text.length;
+    if (unchecked < DUE_CHECK_CHARS) continue;
+    unchecked = 0;
     if (slices.due()) await slices.next();
   }
   if (fromWorker) {

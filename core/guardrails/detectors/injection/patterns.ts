@@ -6,6 +6,8 @@
  * pipeline entry reports, so a finding can be traced to the set that made it. All case-insensitive except DAN.
  */
 
+import { danMayMatch, injectionMayMatch } from "./prefilter.ts";
+
 export const INJECTION_PATTERNS_VERSION = "pi-2025.1";
 
 const w = (words: string) => `(?:${words})`;
@@ -125,6 +127,21 @@ const NAMES = GROUPS.map(([group]) => group);
 /** Every pattern match in normalised `text`: group name and span. */
 export function matchInjection(text: string): InjectionMatch[] {
   const found: InjectionMatch[] = [];
+  // The prefilter is exact (prefilter.ts): a text it turns away has no match of the set.
+  if (injectionMayMatch(text)) matchCombined(text, found);
+  if (danMayMatch(text)) matchDan(text, found);
+  return found;
+}
+
+/** `matchInjection` without the prefilter, for the test that proves the prefilter changes nothing. */
+export function matchInjectionUnfiltered(text: string): InjectionMatch[] {
+  const found: InjectionMatch[] = [];
+  matchCombined(text, found);
+  matchDan(text, found);
+  return found;
+}
+
+function matchCombined(text: string, found: InjectionMatch[]): void {
   COMBINED.lastIndex = 0;
   for (let m = COMBINED.exec(text); m !== null; m = COMBINED.exec(text)) {
     if (m[0].length === 0) {
@@ -134,9 +151,11 @@ export function matchInjection(text: string): InjectionMatch[] {
     const group = NAMES.find((name) => m!.groups?.[name] !== undefined) ?? "instruction_override";
     found.push({ start: m.index, end: m.index + m[0].length, group });
   }
+}
+
+function matchDan(text: string, found: InjectionMatch[]): void {
   DAN.lastIndex = 0;
   for (let m = DAN.exec(text); m !== null; m = DAN.exec(text)) found.push({ start: m.index, end: m.index + m[0].length, group: "dan" });
-  return found;
 }
 
 /** The groups of the set, for documentation and tests. */
