@@ -17,9 +17,12 @@ export function fillTrailer(trailer: Trailer, ctx: RequestContext): Trailer {
 /**
  * Keeps a stream's trailer settled as it closes: filled when its `finish` or `error` event passes (an encoder writes
  * its closing frame from that event) and again when its source ends (one that writes it after the last event).
- * Observers run in the order they were attached, so this last one sees what the others recorded.
+ * Observers run in the order they were attached, so this last one sees what the others recorded. A stream with
+ * nothing to fill (no opt-in, no server tool that could use a container) gets no observer: a plain stream's events
+ * cost nothing more.
  */
 export function settleTrailerAtClose(outcome: StreamOutcome, ctx: RequestContext): void {
+  if (!ctx.metadataOptIn && !ctx.request.tools.some((tool) => tool.kind === "server")) return;
   const trailer = outcome.trailer;
   outcome.observe({
     event: (event) => {
