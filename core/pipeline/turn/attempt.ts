@@ -14,9 +14,9 @@ import { addWarning, type Warning } from "../../model/warnings.ts";
 import type { ModuleHelpers } from "../../registry/helpers.ts";
 import type { ProviderCall } from "../../registry/provider.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
-import { watch } from "../../util/watchdog.ts";
 import { strictHelpers } from "../strict/guarded-fetch.ts";
 import type { RequestContext } from "../context.ts";
+import { attemptDeadline } from "./deadline.ts";
 import { helpersFor } from "./provider-helpers.ts";
 
 /** A stream that produced its first output, with what was read so far and the live remainder. */
@@ -60,15 +60,8 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
   };
   const startedAt = performance.now();
   const stream = options.request.stream;
-  let expire!: (error: GatewayError) => void;
-  const expired = new Promise<never>((_, reject) => (expire = reject));
-  expired.catch(() => undefined);
-  const timer = watch(options.timeoutMs, () => {
-    // Built only when it fires: an Error captures a stack, too costly to make for every attempt.
-    const timeout = timeoutError(stream, options.timeoutMs);
-    controller.abort(timeout);
-    expire(timeout);
-  });
+  const deadline = attemptDeadline(options.timeoutMs, stream, controller);
+  const expired = deadline.expired;
   try {
     if (!stream) {
       const response = await Promise.race([endpoint.adapter.generate(call), expired]);
@@ -89,7 +82,7 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
       throw error;
     }
   } finally {
-    timer.cancel();
+    deadline.cancel();
   }
 }
 
@@ -103,12 +96,6 @@ function attemptHelpers(ctx: RequestContext, endpoint: Endpoint, stream: boolean
   if (ctx.strict !== true) return helpers;
   const guard = { warnings, from: warnings.length, upstream: endpoint.provider.id, abort: (reason: GatewayError) => controller.abort(reason) };
   return strictHelpers(helpers, guard);
-}
-
-/** The 408 of an attempt that produced nothing in time: retryable, the next endpoint may answer. */
-function timeoutError(stream: boolean, ms: number): GatewayError {
-  const message = stream ? `Upstream sent no output within ${ms} ms` : `Upstream did not answer within ${ms} ms`;
-  return new GatewayError("timeout", message, { status: 408, retryable: true, metadata: { provider_code: stream ? "first_byte_timeout" : "request_timeout" } });
 }
 
 /** Reads until the first event the client would see as output; an `error` before it fails the attempt. */
