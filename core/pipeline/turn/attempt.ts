@@ -6,7 +6,7 @@
  * attempt — routing may retry or fall back, and the client never saw a byte (reference b10: errors before the first
  * token are a normal HTTP error). A timeout aborts the upstream request and fails with 408 `timeout`, retryable.
  */
-import { GatewayError } from "../../errors.ts";
+import type { GatewayError } from "../../errors.ts";
 import type { StreamEvent } from "../../model/events.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse } from "../../model/response.ts";

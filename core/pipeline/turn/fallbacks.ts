@@ -20,7 +20,7 @@ import type { Endpoint } from "../../routing/catalog.ts";
 import { profileOf } from "../../routing/profile.ts";
 import { pinProvider } from "../../routing/sticky.ts";
 import type { EventStream } from "../../model/events.ts";
-import type { Attempt, RequestContext, RouteState } from "../context.ts";
+import type { RequestContext, RouteState } from "../context.ts";
 import { responseOutcome, streamOutcome, type Outcome } from "../outcome.ts";
 import { attemptOnce, type AttemptOutcome } from "./attempt.ts";
 import { attemptAnswered, attemptFailed, beginAttempt, reportEndpointFailure } from "./attempt-record.ts";
