@@ -3,15 +3,17 @@ import type { TSchema } from "@sinclair/typebox";
 import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest, InboundFormat } from "../model/request.ts";
 import type { CanonicalResponse } from "../model/response.ts";
+import type { Trailer } from "../pipeline/outcome.ts";
 
 export interface EncodeContext {
   request: CanonicalRequest;
   /** The id the client sees (also the `X-Generation-Id` header). */
   generationId: string;
-  /** Routing metadata (`service_metadata`) when the client opted in; read at the end so it is complete. */
-  serviceMetadata?: () => Record<string, unknown>;
-  /** The container the request's server tools used last (Messages `container`); read at the end, like the metadata. */
-  container?: () => { id: string; expiresAt: number } | undefined;
+  /**
+   * The outcome's trailer (routing metadata, container): data the edge settles before the encoder writes the frames
+   * that show it — before encoding a response, as a stream closes. An encoder never calls back into the request.
+   */
+  trailer?: Trailer;
 }
 
 /** The chat formats, and the retrieval ones (README "Embeddings and rerank"), whose requests carry a task. */

@@ -11,6 +11,7 @@ import { errorResponse, envelopeOf, jsonResponse } from "./envelope.ts";
 import { messagesErrorEnvelope } from "../formats/messages/error-envelope.ts";
 import { serviceMetadataOf } from "./service-metadata.ts";
 import { sseResponse } from "./sse.ts";
+import { fillTrailer, settleTrailerAtClose } from "./trailer.ts";
 import { logRequest } from "../pipeline/request-log.ts";
 
 /** Waits for the pipeline's outcome and renders it; a failure (also of an encoder) becomes the envelope. */
@@ -23,23 +24,20 @@ export async function respond(ctx: RequestContext, running: Promise<Outcome>): P
 }
 
 export function render(ctx: RequestContext, outcome: Outcome): Response {
-  const encodeCtx: EncodeContext = {
-    request: ctx.request,
-    generationId: ctx.generationId,
-    ...(ctx.metadataOptIn ? { serviceMetadata: () => serviceMetadataOf(ctx) } : {}),
-    // The last one: after a `restart` that is the fresh container, the one the client can go on using.
-    container: () => ctx.usedContainers?.at(-1),
-  };
   // Reply headers a stage set (the response cache's X-Service-Cache) go on a success too.
   const headers = ctx.replyHeaders === undefined ? { "x-generation-id": ctx.generationId } : { ...ctx.replyHeaders, "x-generation-id": ctx.generationId };
   // A client that asked for a stream gets one, even when a plugin answered with a whole response (a cached or
   // combined answer): it is replayed as events. Accounting has settled it already.
   if (outcome.kind === "response" && ctx.request.stream) outcome = streamOutcome(eventsFromResponse(outcome.response));
   if (outcome.kind === "response") {
+    outcome.trailer = fillTrailer({}, ctx);
+    const encodeCtx: EncodeContext = { request: ctx.request, generationId: ctx.generationId, trailer: outcome.trailer };
     const http = jsonResponse(ctx.format.encode(outcome.response, encodeCtx), 200, headers);
     logRequest(ctx, 200);
     return http;
   }
+  settleTrailerAtClose(outcome, ctx);
+  const encodeCtx: EncodeContext = { request: ctx.request, generationId: ctx.generationId, trailer: outcome.trailer };
   return sseResponse(ctx.format.stream(outcome.events, encodeCtx), {
     keepAliveMs: ctx.deps.config.keepAliveMs,
     ...(ctx.deps.config.streamWriteTimeoutMs !== undefined ? { writeTimeoutMs: ctx.deps.config.streamWriteTimeoutMs } : {}),

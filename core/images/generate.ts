@@ -5,10 +5,17 @@
  * `generate` for image output when the adapter has no images API), and refunds the charge when the call fails: a
  * failed image costs nothing, as a failed turn without output costs nothing (the hold stays extended until the bill
  * closes, which only ever holds more, never spends more). A retryable failure moves on to the next endpoint.
+ *
+ * Each call is one of the request's upstream attempts, as the model turn's are (core/pipeline/turn): bounded by the
+ * same attempt time-out (a non-streamed call's), recorded in the request's attempts, and its retryable failure (a
+ * time-out among them) or its answer reported to the endpoint's circuit breaker.
  */
 import { roundUsd } from "../accounting/money.ts";
-import { isGatewayError } from "../errors.ts";
+import { isGatewayError, toGatewayError } from "../errors.ts";
 import type { RequestContext } from "../pipeline/context.ts";
+import { attemptAnswered, attemptFailed, beginAttempt, reportEndpointFailure } from "../pipeline/turn/attempt-record.ts";
+import { attemptDeadline } from "../pipeline/turn/deadline.ts";
+import { attemptTimeoutMs } from "../pipeline/turn/timeouts.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import { profileOf } from "../routing/profile.ts";
 import { imageEndpoints } from "./endpoints.ts";
@@ -25,12 +32,17 @@ export async function generateImage(ctx: RequestContext, toolId: string, request
     const description = `image generation (${endpoint.model.id})`;
     // A 402 here ends the call (the model is told); it is not an endpoint failure, so nothing else is tried.
     const charge = price > 0 ? await ctx.bill.charge({ tool: toolId }, price, description) : undefined;
+    const attempt = beginAttempt(ctx, endpoint);
     try {
       const made = await callEndpoint(ctx, endpoint, image, signal);
+      attemptAnswered(ctx, attempt);
+      ctx.deps.routing.health.recordSuccess(profileOf(endpoint).key);
       return { ...made, model: endpoint.model.id, provider: endpoint.provider.id, cost: price };
     } catch (thrown) {
+      attemptFailed(ctx, attempt, toGatewayError(thrown));
       if (charge) ctx.bill.refund(charge);
       if (signal.aborted || !(isGatewayError(thrown) && thrown.retryable)) throw thrown;
+      reportEndpointFailure(ctx, endpoint, thrown);
       failure = thrown;
     }
   }
@@ -43,10 +55,20 @@ function ordered(ctx: RequestContext, endpoints: Endpoint[]): Endpoint[] {
   return [...endpoints.filter((e) => !open(e)), ...endpoints.filter(open)];
 }
 
+/** One call, bounded like a non-streamed model attempt: its expiry aborts the upstream request and fails with a 408. */
 async function callEndpoint(ctx: RequestContext, endpoint: Endpoint, request: ImageRequest, signal: AbortSignal): Promise<GeneratedImage> {
-  const call: ImageCall = { request, target: endpoint.target, signal, helpers: ctx.deps.helpers };
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  const deadline = attemptDeadline(attemptTimeoutMs(ctx, endpoint, { stream: false }), false, controller);
+  const call: ImageCall = { request, target: endpoint.target, signal: controller.signal, helpers: ctx.deps.helpers };
   const adapter = endpoint.adapter;
-  const images = adapter.images ? await adapter.images(call) : await imagesViaChat((c) => adapter.generate(c), call);
+  let images: GeneratedImage[];
+  try {
+    images = await Promise.race([adapter.images ? adapter.images(call) : imagesViaChat((c) => adapter.generate(c), call), deadline.expired]);
+  } finally {
+    deadline.cancel();
+  }
   const first = images[0];
   if (first === undefined) {
     throw ctx.deps.helpers.error("provider_unavailable", "The provider returned no image", { status: 502, retryable: true, metadata: { provider_code: "no_image" } });

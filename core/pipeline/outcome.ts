@@ -9,6 +9,19 @@ import type { CanonicalResponse } from "../model/response.ts";
 export interface ResponseOutcome {
   kind: "response";
   response: CanonicalResponse;
+  /** Filled by the edge before it encodes the response. */
+  trailer?: Trailer;
+}
+
+/**
+ * What the encoder writes that only the end of the answer settles, handed to it as data (README "What a request
+ * carries"): the routing metadata when the client opted in, and the container the request's server tools used last.
+ */
+export interface Trailer {
+  /** `service_metadata` (spec "Routing metadata object"). */
+  serviceMetadata?: Record<string, unknown>;
+  /** Messages' `container`: after a `restart` the fresh one, the one the client can go on using. */
+  container?: { id: string; expiresAt: number };
 }
 
 /**
@@ -25,6 +38,11 @@ export interface StreamOutcome {
    * and the observers end, once. A no-op once reading began: the stream's own loop ends them then.
    */
   abandon(): void;
+  /**
+   * Filled by the edge as the stream closes (when its `finish` or `error` event passes, and again when its source
+   * ends), so it is settled before the encoder writes the frames that show it.
+   */
+  readonly trailer: Trailer;
 }
 
 export type Outcome = ResponseOutcome | StreamOutcome;
@@ -94,6 +112,7 @@ export function streamOutcome(source: EventStream, release?: () => void): Stream
     events,
     observe: (observer) => observers.add(observer),
     abandon: () => observers.abandon(release ?? (() => void source[Symbol.asyncIterator]().return?.()?.catch(() => undefined))),
+    trailer: {},
   };
 }
 

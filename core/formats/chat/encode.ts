@@ -1,4 +1,5 @@
 /** Canonical response → `chat.completion` body (spec "Chat-completions result body"; also batch result bodies). */
+import { trailerMetadata } from "../shared/trailer-metadata.ts";
 import type { EncodeContext } from "../format.ts";
 import { mergeAudio } from "../../model/audio.ts";
 import type { AudioPart, ImagePart, Part, ReasoningPart, ServerToolPart, TextPart, ToolCallPart } from "../../model/parts.ts";
@@ -161,6 +162,7 @@ export function encodeChat(response: CanonicalResponse, ctx: EncodeContext): Cha
   };
   if (response.error) body.error = chatError(response.error);
   if (response.alignment) body.alignment = response.alignment;
-  if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();
+  const metadata = trailerMetadata(ctx.trailer, ctx.request.warnings);
+  if (metadata) body.service_metadata = metadata;
   return body;
 }

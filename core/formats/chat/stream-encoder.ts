@@ -14,6 +14,7 @@ import { chatError } from "./error.ts";
 import { chatFinishReason, nativeFinishReason } from "./finish.ts";
 import { detailCommon, type ReasoningDetailOut } from "./reasoning-details.ts";
 import { peerSpelling } from "../shared/tool-spelling.ts";
+import { trailerMetadata } from "../shared/trailer-metadata.ts";
 import { serverToolEndDelta, serverToolStartDelta } from "./server-tool-calls.ts";
 import { chatUsage } from "./usage.ts";
 
@@ -233,10 +234,12 @@ export class ChatStreamEncoder {
     return this.chunk([choice]);
   }
 
-  /** `service_metadata` goes on the final chunk only, read as late as possible so it is complete. */
+  /** `service_metadata` goes on the final chunk only, from the trailer the edge settled as the stream closed. */
   private attachMetadata(chunk: ChatChunk): void {
-    if (!this.ctx.serviceMetadata || this.metadataSent) return;
-    chunk.service_metadata = this.ctx.serviceMetadata();
+    if (this.metadataSent) return;
+    const metadata = trailerMetadata(this.ctx.trailer, this.ctx.request.warnings);
+    if (metadata === undefined) return;
+    chunk.service_metadata = metadata;
     this.metadataSent = true;
   }
 

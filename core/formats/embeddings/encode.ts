@@ -5,6 +5,7 @@
  */
 import type { CanonicalResponse } from "../../model/response.ts";
 import type { EncodeContext } from "../format.ts";
+import { trailerMetadata } from "../shared/trailer-metadata.ts";
 
 /** Little-endian float32 bytes of `vector`, base64. */
 export function float32Base64(vector: readonly number[]): string {
@@ -30,6 +31,7 @@ export function encodeEmbeddings(response: CanonicalResponse, ctx: EncodeContext
     provider: response.provider,
     usage,
   };
-  if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();
+  const metadata = trailerMetadata(ctx.trailer, ctx.request.warnings);
+  if (metadata) body.service_metadata = metadata;
   return body;
 }

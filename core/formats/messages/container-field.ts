@@ -6,7 +6,7 @@
 import type { EncodeContext } from "../format.ts";
 
 export function containerField(ctx: EncodeContext): { id: string; expires_at: string; skills: null } | null {
-  const container = ctx.container?.();
+  const container = ctx.trailer?.container;
   if (container === undefined) return null;
   return { id: container.id, expires_at: new Date(container.expiresAt * 1000).toISOString(), skills: null };
 }

@@ -2,6 +2,7 @@
 import type { ReasoningPart } from "../../model/parts.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
+import { trailerMetadata } from "../shared/trailer-metadata.ts";
 import type { EncodeContext } from "../format.ts";
 import { containerField } from "./container-field.ts";
 import { isAnthropicReasoning, signatureFor } from "./reasoning-token.ts";
@@ -86,6 +87,7 @@ export function encodeMessagesResult(response: CanonicalResponse, ctx: EncodeCon
     provider: response.provider,
   };
   if (response.alignment) body.alignment = response.alignment;
-  if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();
+  const metadata = trailerMetadata(ctx.trailer, ctx.request.warnings);
+  if (metadata) body.service_metadata = metadata;
   return body;
 }

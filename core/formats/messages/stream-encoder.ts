@@ -14,6 +14,7 @@ import type { ReasoningPart, ServerToolPart } from "../../model/parts.ts";
 import type { AlignmentReport, Finish } from "../../model/response.ts";
 import { emptyUsage, type Cost, type Usage } from "../../model/usage.ts";
 import { warn } from "../../model/warnings.ts";
+import { trailerMetadata } from "../shared/trailer-metadata.ts";
 import type { EncodeContext } from "../format.ts";
 import { containerField } from "./container-field.ts";
 import { signatureFor } from "./reasoning-token.ts";
@@ -213,7 +214,8 @@ export class MessagesStreamEncoder {
     const data: Record<string, unknown> = {
       error: { type: anthropicErrorType(error.type), code, message: internal ? "Internal server error" : error.message, metadata, error_type: error.type },
     };
-    if (this.ctx.serviceMetadata && !internal) data.service_metadata = this.ctx.serviceMetadata();
+    const serviceMetadata = internal ? undefined : trailerMetadata(this.ctx.trailer, this.ctx.request.warnings);
+    if (serviceMetadata) data.service_metadata = serviceMetadata;
     return messagesFrame("error", data);
   }
 
@@ -229,7 +231,8 @@ export class MessagesStreamEncoder {
       usage: deltaUsageOf(this.usage, this.cost),
     };
     if (this.alignment) data.alignment = this.alignment;
-    if (this.ctx.serviceMetadata) data.service_metadata = this.ctx.serviceMetadata();
+    const metadata = trailerMetadata(this.ctx.trailer, this.ctx.request.warnings);
+    if (metadata) data.service_metadata = metadata;
     yield messagesFrame("message_delta", data);
     yield messagesFrame("message_stop");
   }

@@ -5,6 +5,7 @@
  */
 import type { CanonicalResponse } from "../../model/response.ts";
 import type { EncodeContext } from "../format.ts";
+import { trailerMetadata } from "../shared/trailer-metadata.ts";
 
 function documentOf(sent: unknown): Record<string, unknown> {
   if (typeof sent === "string") return { text: sent };
@@ -24,6 +25,7 @@ export function encodeRerank(response: CanonicalResponse, ctx: EncodeContext): R
     results: (ranking?.results ?? []).map((r) => ({ index: r.index, relevance_score: r.score, document: documentOf(sent[r.index]) })),
     usage,
   };
-  if (ctx.serviceMetadata) body.service_metadata = ctx.serviceMetadata();
+  const metadata = trailerMetadata(ctx.trailer, ctx.request.warnings);
+  if (metadata) body.service_metadata = metadata;
   return body;
 }

@@ -7,6 +7,7 @@ import type { ErrorType } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse, FinishReason, ResponseError } from "../../model/response.ts";
 import type { Cost, Usage } from "../../model/usage.ts";
+import { trailerMetadata } from "../shared/trailer-metadata.ts";
 import type { EncodeContext } from "../format.ts";
 import { serverToolUseDetails } from "../shared/server-tool-usage.ts";
 import { outputItems, summaryAsked } from "./output-items.ts";
@@ -133,7 +134,8 @@ export function resultObject(response: CanonicalResponse, ctx: EncodeContext, co
   };
   if (response.error) result.error_type = response.error.type;
   if (response.alignment) result.alignment = response.alignment;
-  if (ctx.serviceMetadata) result.service_metadata = ctx.serviceMetadata();
+  const metadata = trailerMetadata(ctx.trailer, ctx.request.warnings);
+  if (metadata) result.service_metadata = metadata;
   return result;
 }
 

@@ -6,7 +6,7 @@
  * attempt — routing may retry or fall back, and the client never saw a byte (reference b10: errors before the first
  * token are a normal HTTP error). A timeout aborts the upstream request and fails with 408 `timeout`, retryable.
  */
-import { GatewayError } from "../../errors.ts";
+import type { GatewayError } from "../../errors.ts";
 import type { StreamEvent } from "../../model/events.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
@@ -14,10 +14,10 @@ import { addWarning, type Warning } from "../../model/warnings.ts";
 import type { ModuleHelpers } from "../../registry/helpers.ts";
 import type { ProviderCall } from "../../registry/provider.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
-import { watch } from "../../util/watchdog.ts";
 import { callRetrieval } from "../../retrieval/call.ts";
 import { strictHelpers } from "../strict/guarded-fetch.ts";
 import type { RequestContext } from "../context.ts";
+import { attemptDeadline } from "./deadline.ts";
 import { helpersFor } from "./provider-helpers.ts";
 
 /** A stream that produced its first output, with what was read so far and the live remainder. */
@@ -61,15 +61,8 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
   };
   const startedAt = performance.now();
   const stream = options.request.stream;
-  let expire!: (error: GatewayError) => void;
-  const expired = new Promise<never>((_, reject) => (expire = reject));
-  expired.catch(() => undefined);
-  const timer = watch(options.timeoutMs, () => {
-    // Built only when it fires: an Error captures a stack, too costly to make for every attempt.
-    const timeout = timeoutError(stream, options.timeoutMs);
-    controller.abort(timeout);
-    expire(timeout);
-  });
+  const deadline = attemptDeadline(options.timeoutMs, stream, controller);
+  const expired = deadline.expired;
   try {
     if (!stream) {
       // An embeddings or rerank request (README "Embeddings and rerank") calls `embed` / `rerank` instead.
@@ -91,7 +84,7 @@ export async function attemptOnce(ctx: RequestContext, endpoint: Endpoint, optio
       throw error;
     }
   } finally {
-    timer.cancel();
+    deadline.cancel();
   }
 }
 
@@ -105,12 +98,6 @@ function attemptHelpers(ctx: RequestContext, endpoint: Endpoint, stream: boolean
   if (ctx.strict !== true) return helpers;
   const guard = { warnings, from: warnings.length, upstream: endpoint.provider.id, abort: (reason: GatewayError) => controller.abort(reason) };
   return strictHelpers(helpers, guard);
-}
-
-/** The 408 of an attempt that produced nothing in time: retryable, the next endpoint may answer. */
-function timeoutError(stream: boolean, ms: number): GatewayError {
-  const message = stream ? `Upstream sent no output within ${ms} ms` : `Upstream did not answer within ${ms} ms`;
-  return new GatewayError("timeout", message, { status: 408, retryable: true, metadata: { provider_code: stream ? "first_byte_timeout" : "request_timeout" } });
 }
 
 /** Reads until the first event the client would see as output; an `error` before it fails the attempt. */

@@ -20,9 +20,10 @@ import type { Endpoint } from "../../routing/catalog.ts";
 import { profileOf } from "../../routing/profile.ts";
 import { pinProvider } from "../../routing/sticky.ts";
 import type { EventStream } from "../../model/events.ts";
-import type { Attempt, RequestContext, RouteState } from "../context.ts";
+import type { RequestContext, RouteState } from "../context.ts";
 import { responseOutcome, streamOutcome, type Outcome } from "../outcome.ts";
 import { attemptOnce, type AttemptOutcome } from "./attempt.ts";
+import { attemptAnswered, attemptFailed, beginAttempt, reportEndpointFailure } from "./attempt-record.ts";
 import { finalError, type Failure } from "./final-error.ts";
 import { meterResponse, meterStream } from "./meter.ts";
 import { refused, settleRefusal } from "./refusal.ts";
@@ -145,8 +146,7 @@ async function tryEndpoint(
   const echo = turnRequest.stream && turnRequest.debug?.echoUpstreamBody === true;
   for (let retry = 0; ; retry++) {
     if (ctx.signal.aborted || (failures.length > 0 && ctx.deps.clock.now() >= deadline.at)) return "stop";
-    const attempt: Attempt = { model: endpoint.model.id, providerId: endpoint.provider.id, startedAt: ctx.deps.clock.now(), ...(tier ? { tier } : {}) };
-    ctx.attempts.push(attempt);
+    const attempt = beginAttempt(ctx, endpoint, tier);
     let upstreamBody: unknown;
     const request = requestFor(turnRequest, tier);
     try {
@@ -155,20 +155,17 @@ async function tryEndpoint(
         timeoutMs: attemptTimeoutMs(ctx, endpoint, request),
         ...(echo ? { onUpstreamBody: (body: unknown) => void (upstreamBody = body) } : {}),
       });
-      attempt.endedAt = ctx.deps.clock.now();
-      attempt.status = 200;
+      attemptAnswered(ctx, attempt);
       return { outcome, upstreamBody: echo ? () => upstreamBody : undefined, warnings: request.warnings };
     } catch (thrown) {
       const error = toGatewayError(thrown);
-      attempt.endedAt = ctx.deps.clock.now();
-      attempt.status = error.status;
-      attempt.errorType = error.type;
+      attemptFailed(ctx, attempt, error);
       failures.push({ attempt, error });
       if (ctx.signal.aborted || !isGatewayError(thrown) || !error.retryable) return "stop";
       // The wait for a time-out is not retry time: the next endpoint must still get its chance.
-      if (error.type === "timeout") deadline.at += attempt.endedAt - attempt.startedAt;
+      if (error.type === "timeout") deadline.at += attempt.endedAt! - attempt.startedAt;
       // One incident per request and endpoint, however many retries it took.
-      if (retry === 0) ctx.deps.routing.health.recordFailure(profileOf(endpoint).key, error);
+      if (retry === 0) reportEndpointFailure(ctx, endpoint, error);
       const wait = retryDelay(error, retry, settings, ctx.deps.routing.random);
       if (wait === undefined || ctx.deps.clock.now() + wait >= deadline.at) return "next";
       try {

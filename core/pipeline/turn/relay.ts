@@ -43,6 +43,7 @@ export function relay(opened: OpenedStream, options: RelayOptions): StreamOutcom
         opened.abort(new GatewayError("timeout", "Client closed the request", { status: 408 }));
         void opened.rest.return?.()?.catch(() => undefined);
       }, opened.buffered),
+    trailer: {},
   };
 }
 

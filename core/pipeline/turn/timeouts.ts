@@ -17,7 +17,8 @@ import type { Endpoint } from "../../routing/catalog.ts";
 import { profileOf } from "../../routing/profile.ts";
 import type { RequestContext } from "../context.ts";
 
-export function attemptTimeoutMs(ctx: RequestContext, endpoint: Endpoint, request: CanonicalRequest): number {
+/** The bound of one call; an image call asks it as a non-streamed one (`{ stream: false }`, the model's own maximum). */
+export function attemptTimeoutMs(ctx: RequestContext, endpoint: Endpoint, request: Pick<CanonicalRequest, "stream" | "maxTokens">): number {
   const settings = routingOf(ctx.deps.config);
   const own = endpoint.provider.timeouts;
   if (request.stream) return own?.firstByteMs ?? settings.firstByteTimeoutMs;

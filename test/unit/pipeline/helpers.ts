@@ -147,7 +147,7 @@ export const fakeFormat: WireFormat = {
     encoded: ctx.generationId,
     text: res.parts.map((p) => (p.type === "text" ? p.text : "")).join(""),
     cost: res.cost ?? null,
-    ...(ctx.serviceMetadata ? { service_metadata: ctx.serviceMetadata() } : {}),
+    ...(ctx.trailer?.serviceMetadata ? { service_metadata: ctx.trailer.serviceMetadata } : {}),
   }),
   async *stream(events) {
     for await (const event of events) yield `data: ${event.type}\n\n`;

@@ -14,7 +14,7 @@ export function chatContext(options: { includeUsage?: boolean; metadata?: Record
   if (options.includeUsage !== undefined) body.stream_options = { include_usage: options.includeUsage };
   const ctx: EncodeContext = { request: decodeChat(body, new Headers()), generationId: "gen-123" };
   const metadata = options.metadata;
-  if (metadata) ctx.serviceMetadata = () => metadata;
+  if (metadata) ctx.trailer = { serviceMetadata: metadata };
   return ctx;
 }
 

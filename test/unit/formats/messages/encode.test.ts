@@ -123,7 +123,7 @@ describe("messages encode", () => {
 
   test("warnings raised while encoding are visible in service_metadata (read after encoding)", () => {
     const ctx = encodeContext();
-    const withMetadata = { ...ctx, serviceMetadata: () => ({ warnings: [...ctx.request.warnings] }) };
+    const withMetadata = { ...ctx, trailer: { serviceMetadata: {} } };
     const body = messagesFormat.encode(response({ parts: [{ type: "audio", data: "AAAA", transcript: "hi" }] }), withMetadata);
     expect(body.service_metadata).toEqual({ warnings: [expect.objectContaining({ code: "unsupported_field", field: "content[0]" })] });
   });
@@ -140,7 +140,7 @@ describe("messages encode", () => {
 
   test("service_metadata only when the context offers it", () => {
     expect("service_metadata" in messagesFormat.encode(response(), encodeContext())).toBe(false);
-    const body = messagesFormat.encode(response(), encodeContext({ serviceMetadata: () => ({ strategy: "direct" }) }));
+    const body = messagesFormat.encode(response(), encodeContext({ trailer: { serviceMetadata: { strategy: "direct" } } }));
     expect(body.service_metadata).toEqual({ strategy: "direct" });
   });
 

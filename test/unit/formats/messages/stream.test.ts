@@ -100,7 +100,7 @@ describe("messages stream: frames", () => {
       throw new Error("socket hang up at 10.0.0.3");
     }
     const out: string[] = [];
-    for await (const frame of messagesFormat.stream(broken(), encodeContext({ serviceMetadata: () => ({ a: 1 }) }))) out.push(frame);
+    for await (const frame of messagesFormat.stream(broken(), encodeContext({ trailer: { serviceMetadata: { a: 1 } } }))) out.push(frame);
     expect(parseFrame(out.at(-1) as string).data).toEqual({ type: "error", error: { type: "api_error", code: 500, message: "Internal server error", metadata: { error_type: "server" }, error_type: "server" } });
   });
 
@@ -117,7 +117,7 @@ describe("messages stream: frames", () => {
   });
 
   test("service_metadata rides on message_delta when opted in", async () => {
-    const parsed = (await frames(TEXT_EVENTS, encodeContext({ serviceMetadata: () => ({ strategy: "direct" }) }))).map(parseFrame);
+    const parsed = (await frames(TEXT_EVENTS, encodeContext({ trailer: { serviceMetadata: { strategy: "direct" } } }))).map(parseFrame);
     expect(parsed.find((f) => f.event === "message_delta")?.data.service_metadata).toEqual({ strategy: "direct" });
   });
 });

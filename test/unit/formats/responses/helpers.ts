@@ -39,7 +39,7 @@ export function rejection(body: Record<string, unknown>): GatewayError {
 export function context(body: Record<string, unknown> = {}, metadata?: Record<string, unknown>): EncodeContext {
   const request = parse({ model: "openai/gpt-5", input: "hi", ...body });
   const ctx: EncodeContext = { request, generationId: "gen-1" };
-  if (metadata) ctx.serviceMetadata = () => metadata;
+  if (metadata) ctx.trailer = { serviceMetadata: metadata };
   return ctx;
 }
 

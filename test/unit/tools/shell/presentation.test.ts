@@ -10,6 +10,7 @@ import { serverToolItem } from "../../../../core/formats/responses/output-items.
 import type { StreamEvent } from "../../../../core/model/events.ts";
 import type { ServerToolPart } from "../../../../core/model/parts.ts";
 import type { CanonicalResponse } from "../../../../core/model/response.ts";
+import type { Trailer } from "../../../../core/pipeline/outcome.ts";
 import { encodeContext, frames, parseFrame, usage } from "../../formats/messages/helpers.ts";
 
 const part = (name: string, args: Record<string, unknown>, result: unknown, error?: string): ServerToolPart => ({
@@ -92,13 +93,13 @@ describe("Messages", () => {
   const used = { id: "sess_abc-r1", expiresAt: 1_767_225_600 };
 
   test("the result's container: {id, expires_at (ISO 8601), skills: null} when one was used, else null", () => {
-    expect(messagesFormat.encode(response, encodeContext({ container: () => used })).container).toEqual({ id: "sess_abc-r1", expires_at: "2026-01-01T00:00:00.000Z", skills: null });
-    expect(messagesFormat.encode(response, encodeContext({ container: () => undefined })).container).toBeNull();
+    expect(messagesFormat.encode(response, encodeContext({ trailer: { container: used } })).container).toEqual({ id: "sess_abc-r1", expires_at: "2026-01-01T00:00:00.000Z", skills: null });
+    expect(messagesFormat.encode(response, encodeContext({ trailer: {} })).container).toBeNull();
     expect(messagesFormat.encode(response, encodeContext()).container).toBeNull();
   });
 
   test("a stream carries it on message_delta, read when the stream ends (message_start is too early to know)", async () => {
-    let known: typeof used | undefined;
+    const trailer: Trailer = {};
     const events: StreamEvent[] = [
       { type: "start", id: "m1", model: "m", provider: "p", created: 1_700_000_000 },
       { type: "text-start", id: "t" },
@@ -107,12 +108,12 @@ describe("Messages", () => {
       { type: "usage", usage: usage(1, 1) },
       { type: "finish", finish: { reason: "stop" } },
     ];
-    const ctx = encodeContext({ container: () => known });
+    const ctx = encodeContext({ trailer });
     const out: string[] = [];
     for await (const frame of messagesFormat.stream(
       (async function* () {
         for (const event of events) {
-          if (event.type === "finish") known = used; // the agent loop records it just before its finish
+          if (event.type === "finish") trailer.container = used; // the edge settles the trailer as the finish passes
           yield event;
         }
       })(),
