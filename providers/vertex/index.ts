@@ -4,7 +4,7 @@
  * authenticated by OAuth 2 access tokens from a service-account key or a fixed token (README "Google Vertex AI").
  * Vertex serves each publisher's own wire, so the translation is the `gemini` or `anthropic` adapter's own, called
  * with Vertex's target and fetch (./plan.ts, ./transport.ts): the same bodies, streams and results by construction
- * (thought signatures, signed thinking, cache control, usage). What is Vertex's own: its URLs, tokens and error
+ * (thought signatures, signed thinking, cache control, usage). Embeddings are Vertex's own `:predict` call (./embed.ts). What is Vertex's own: its URLs, tokens and error
  * replies (./errors.ts), and what Claude on Vertex does not take (./request.ts).
  *
  * The two translations are handed in by the barrel that registers the built-ins (providers/index.ts), which is the one
@@ -13,7 +13,8 @@
 import { Type, type TObject, type TProperties } from "@sinclair/typebox";
 import { defineProvider, type ProviderAdapter, type ProviderCall } from "../../core/sdk/index.ts";
 import { VERTEX_OPTION_FIELDS } from "./options.ts";
-import { planOf, prepareVertexTarget } from "./plan.ts";
+import { vertexEmbed } from "./embed.ts";
+import { planForCall, prepareVertexTarget } from "./plan.ts";
 import { forVertexAnthropic } from "./request.ts";
 import { vertexCall } from "./transport.ts";
 
@@ -34,13 +35,7 @@ function propertiesOf(translation: Translation): TProperties {
 export function vertexAdapter(translations: VertexTranslations) {
   /** The translation for the target's publisher, and the call it is given. */
   const route = (call: ProviderCall, operation: "generate" | "stream") => {
-    let plan;
-    try {
-      plan = planOf(call.target);
-    } catch (thrown) {
-      const message = thrown instanceof Error ? thrown.message : String(thrown);
-      throw call.helpers.error("provider_unavailable", `Vertex AI provider ${call.target.providerId} is misconfigured: ${message}`, { status: 502, retryable: true });
-    }
+    const plan = planForCall(call);
     if (plan.publisher === "anthropic") return { translation: translations.anthropic, call: vertexCall(call, plan, forVertexAnthropic(call.request), operation) };
     return { translation: translations.gemini, call: vertexCall(call, plan, call.request, operation) };
   };
@@ -63,5 +58,7 @@ export function vertexAdapter(translations: VertexTranslations) {
       const routed = route(call, "stream");
       return routed.translation.stream(routed.call);
     },
+    // Google's text-embedding models (`:predict`); Claude has none.
+    embed: vertexEmbed,
   });
 }

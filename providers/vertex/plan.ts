@@ -5,7 +5,7 @@
  *
  * URLs (README "Google Vertex AI"): `{base}/v1/projects/{project}/locations/{location}/publishers/{publisher}/models/{model}`
  * then `:generateContent` / `:streamGenerateContent?alt=sse` (Gemini, built by the Gemini translation from the root
- * `…/publishers/google`) or `:rawPredict` / `:streamRawPredict` (Claude). The base is `base_url`, else
+ * `…/publishers/google`), `:predict` (Google's text-embedding models) or `:rawPredict` / `:streamRawPredict` (Claude). The base is `base_url`, else
  * `https://{location}-aiplatform.googleapis.com`, or `https://aiplatform.googleapis.com` for the `global` location.
  */
 import { createPrivateKey, type KeyObject } from "node:crypto";
@@ -20,6 +20,8 @@ export interface VertexPlan {
   /** Claude's `:rawPredict` and `:streamRawPredict` URLs (the Gemini translation builds its own from `inner`). */
   rawPredictUrl: string;
   streamRawPredictUrl: string;
+  /** A Google embedding model's `:predict` URL (./embed.ts). */
+  predictUrl: string;
   /** The start of the Anthropic translation's body (`{"model":"…",`) and what Vertex takes in its place. */
   modelPrefix: string;
   versionPrefix: string;
@@ -68,6 +70,16 @@ export function planOf(target: UpstreamTarget): VertexPlan {
   return plan;
 }
 
+/** The plan of a call's target; a target that cannot be planned is a retryable 502 naming the provider. */
+export function planForCall(call: { target: UpstreamTarget; helpers: ModuleHelpers }): VertexPlan {
+  try {
+    return planOf(call.target);
+  } catch (thrown) {
+    const message = thrown instanceof Error ? thrown.message : String(thrown);
+    throw call.helpers.error("provider_unavailable", `Vertex AI provider ${call.target.providerId} is misconfigured: ${message}`, { status: 502, retryable: true });
+  }
+}
+
 function buildPlan(target: UpstreamTarget, location: string): VertexPlan {
   const options = target.options as VertexOptions;
   const project = options.project ?? options.service_account!.project_id!;
@@ -82,6 +94,7 @@ function buildPlan(target: UpstreamTarget, location: string): VertexPlan {
     inner: Object.freeze({ ...target, baseUrl: publisher === "google" ? root : model, apiKey: undefined }),
     rawPredictUrl: `${model}:rawPredict`,
     streamRawPredictUrl: `${model}:streamRawPredict`,
+    predictUrl: `${model}:predict`,
     modelPrefix: `{"model":${JSON.stringify(target.upstreamModel)},`,
     versionPrefix: `{"anthropic_version":${JSON.stringify(anthropicVersion)},`,
     anthropicVersion,

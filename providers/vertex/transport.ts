@@ -24,7 +24,8 @@ export function vertexCall(call: ProviderCall, plan: VertexPlan, request: Canoni
   return out;
 }
 
-function vertexHelpers(helpers: ModuleHelpers, plan: VertexPlan, operation: Operation): ModuleHelpers {
+/** The call helpers with Vertex's fetch (bearer token, Vertex's refusals mapped), cached per helpers object. */
+export function vertexHelpers(helpers: ModuleHelpers, plan: VertexPlan, operation: Operation): ModuleHelpers {
   const cache = plan.helpers[operation];
   let wrapped = cache.get(helpers);
   if (wrapped === undefined) {
