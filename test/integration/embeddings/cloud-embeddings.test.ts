@@ -2,15 +2,18 @@
  * Embeddings on the cloud adapters (README "Embeddings and rerank"), each against a loopback fake that records what it
  * received, the fake first checked with the official client: Gemini (`embedContent` for one input,
  * `batchEmbedContents` for several; @google/genai), Azure deployments (the `openai` AzureOpenAI client), and Bedrock
- * InvokeModel for Titan and Cohere embedding models (SigV4 checked by the fake; @aws-sdk/client-bedrock-runtime).
+ * InvokeModel for Titan and Cohere embedding models (SigV4 checked by the fake; @aws-sdk/client-bedrock-runtime),
+ * and Vertex AI's `:predict` for Google's text-embedding models (OAuth bearer token; @google/genai with `vertexai`).
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { GoogleGenAI } from "@google/genai";
-import { AzureOpenAI } from "openai";
+import { OAuth2Client } from "google-auth-library";
+import OpenAI, { AzureOpenAI } from "openai";
 import { REGION, STATIC_KEY } from "../../support/fake-bedrock/identities.ts";
 import { startFakeBedrock, type BedrockRequest, type BedrockReply, type FakeBedrock } from "../../support/fake-bedrock/server.ts";
+import { startFakeVertex, type FakeVertex } from "../../support/fake-vertex/server.ts";
 import { fakeVector, startFakeRetrieval, type FakeRetrieval } from "../../support/fake-retrieval/server.ts";
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts";
 
@@ -18,8 +21,15 @@ type Json = Record<string, any>;
 const PRICE = { prompt: 0.000001, completion: 0 };
 const TITAN = "amazon.titan-embed-text-v2:0";
 const COHERE = "cohere.embed-english-v3";
+const PROJECT = "acme-genai-prod";
+const LOCATION = "us-central1";
+const VERTEX_TOKEN = "ya29.vertex-embeddings-test-token";
+const TEXT_EMBEDDING = "text-embedding-005";
+const GEMINI_EMBEDDING = "gemini-embedding-001";
+const PREDICT_ROOT = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers/google/models`;
 let fake: FakeRetrieval;
 let bedrock: FakeBedrock;
+let vertex: FakeVertex;
 let gw: TestGateway;
 
 /** The fake Bedrock's InvokeModel answers, in each family's shape. */
@@ -32,6 +42,7 @@ function invokeReply(request: BedrockRequest): BedrockReply {
 beforeAll(async () => {
   fake = await startFakeRetrieval();
   bedrock = await startFakeBedrock({ respond: invokeReply });
+  vertex = await startFakeVertex({ project: PROJECT, location: LOCATION, models: { google: [TEXT_EMBEDDING, GEMINI_EMBEDDING] }, staticTokens: [VERTEX_TOKEN] });
   const embeddings = (id: string, upstream: string) => ({ id, upstream_model: upstream, pricing: PRICE, output_modalities: ["embeddings" as const] });
   const credentials = { access_key_id: STATIC_KEY.accessKeyId, secret_access_key: STATIC_KEY.secretAccessKey };
   gw = await startTestGateway({
@@ -42,16 +53,31 @@ beforeAll(async () => {
         { id: "az", adapter: "azure", base_url: `${fake.origin}/openai`, api_version: "2024-10-21", api_key: "az-key", models: [embeddings("az/embed", "embed-prod")] },
         { id: "az1", adapter: "azure", base_url: `${fake.origin}/openai/v1`, api_key: "az-key", models: [embeddings("az1/embed", "embed-v1")] },
         { id: "aws", adapter: "bedrock", region: REGION, base_url: bedrock.origin, credentials, models: [embeddings("aws/titan", TITAN), embeddings("aws/cohere", COHERE)] },
+        {
+          id: "gcp",
+          adapter: "vertex",
+          base_url: vertex.endpoint,
+          project: PROJECT,
+          location: LOCATION,
+          credentials: { access_token: { env: "VERTEX_ACCESS_TOKEN" } },
+          // gemini-embedding-001 takes one instance per :predict call.
+          models: [embeddings("gcp/embed", TEXT_EMBEDDING), { ...embeddings("gcp/gemini-embed", GEMINI_EMBEDDING), max_batch_size: 1 }],
+        },
       ],
     },
+    env: { VERTEX_ACCESS_TOKEN: VERTEX_TOKEN },
   });
 });
 afterAll(async () => {
   await gw.close();
   await fake.stop();
   await bedrock.stop();
+  await vertex.stop();
 });
-beforeEach(() => fake.reset());
+beforeEach(() => {
+  fake.reset();
+  vertex.reset();
+});
 
 const embed = async (model: string, input: unknown, extra: Json = {}) => {
   const res = await gw.request("/embeddings", { method: "POST", json: { model, input, ...extra } });
@@ -125,4 +151,64 @@ test("bedrock Cohere: one call with the texts, input_type and float embeddings; 
   expect(bedrock.requests.slice(before).map((r) => r.body)).toEqual([{ texts: ["alpha", "beta gamma"], input_type: "search_query", embedding_types: ["float"] }]);
   expect(body.data.map((d: Json) => d.embedding)).toEqual([fakeVector("alpha"), fakeVector("beta gamma")]);
   expect(body.usage.prompt_tokens).toBe(7);
+});
+
+/** The gateway through the `openai` client (no retries of its own, so a 429 is seen as the gateway answered it). */
+const openai = () => new OpenAI({ apiKey: gw.inferenceKey, baseURL: gw.baseUrl, maxRetries: 0 });
+const sized = (values: number[], n: number) => Array.from({ length: n }, (_, i) => values[i] ?? 0);
+
+test("the Vertex fake answers @google/genai's embedContent in Vertex mode (its :predict), statistics included", async () => {
+  const auth = new OAuth2Client();
+  auth.setCredentials({ access_token: VERTEX_TOKEN, expiry_date: Date.now() + 3_600_000 });
+  const ai = new GoogleGenAI({ vertexai: true, project: PROJECT, location: LOCATION, apiVersion: "v1", httpOptions: { baseUrl: vertex.endpoint }, googleAuthOptions: { authClient: auth } });
+  const reply = await ai.models.embedContent({ model: TEXT_EMBEDDING, contents: ["a b", "c"], config: { taskType: "RETRIEVAL_DOCUMENT", outputDimensionality: 4, autoTruncate: false } });
+  expect(reply.embeddings?.map((e) => e.values)).toEqual([sized(fakeVector("a b"), 4), sized(fakeVector("c"), 4)]);
+  expect(reply.embeddings?.map((e) => e.statistics?.tokenCount)).toEqual([2, 1]);
+  const sent = vertex.requests[0]!;
+  expect(sent.path).toBe(`${PREDICT_ROOT}/${TEXT_EMBEDDING}:predict`);
+  expect(sent.body).toEqual({ instances: [{ content: "a b", task_type: "RETRIEVAL_DOCUMENT" }, { content: "c", task_type: "RETRIEVAL_DOCUMENT" }], parameters: { outputDimensionality: 4, autoTruncate: false } });
+});
+
+test("vertex through the openai client: floats for several inputs in one :predict, dimensions → outputDimensionality, the token as Bearer, usage from token_count", async () => {
+  const reply = await openai().embeddings.create({ model: "gcp/embed", input: ["one two", "three"], dimensions: 5, encoding_format: "float" });
+  expect(reply.data.map((d) => [d.index, d.embedding])).toEqual([
+    [0, sized(fakeVector("one two"), 5)],
+    [1, sized(fakeVector("three"), 5)],
+  ]);
+  expect(reply.usage.prompt_tokens).toBe(3);
+  expect(vertex.requests.map((r) => [r.path, r.body])).toEqual([[`${PREDICT_ROOT}/${TEXT_EMBEDDING}:predict`, { instances: [{ content: "one two" }, { content: "three" }], parameters: { autoTruncate: false, outputDimensionality: 5 } }]]);
+  expect(vertex.requests[0]!.headers.authorization).toBe(`Bearer ${VERTEX_TOKEN}`);
+  expect(vertex.requests[0]!.headers["x-goog-api-key"]).toBeUndefined();
+});
+
+test("vertex through the openai client: base64 (its default) decodes to the upstream's floats; input_type → task_type", async () => {
+  const reply = await openai().embeddings.create({ model: "gcp/embed", input: "hello big world" });
+  expect(reply.data[0]!.embedding).toEqual(fakeVector("hello big world"));
+  const typed = await embed("gcp/embed", ["q"], { input_type: "RETRIEVAL_QUERY" });
+  expect(typed.status).toBe(200);
+  expect(vertex.requests.map((r) => r.body.instances)).toEqual([[{ content: "hello big world" }], [{ content: "q", task_type: "RETRIEVAL_QUERY" }]]);
+});
+
+test("vertex max_batch_size 1: three inputs are three :predict calls (gemini-embedding-001 takes one), joined in order, usage summed", async () => {
+  const reply = await openai().embeddings.create({ model: "gcp/gemini-embed", input: ["a", "b c", "d e f"], encoding_format: "float" });
+  expect(vertex.requests.map((r) => [r.path, r.body.instances])).toEqual([
+    [`${PREDICT_ROOT}/${GEMINI_EMBEDDING}:predict`, [{ content: "a" }]],
+    [`${PREDICT_ROOT}/${GEMINI_EMBEDDING}:predict`, [{ content: "b c" }]],
+    [`${PREDICT_ROOT}/${GEMINI_EMBEDDING}:predict`, [{ content: "d e f" }]],
+  ]);
+  expect(reply.data.map((d) => d.embedding)).toEqual([fakeVector("a"), fakeVector("b c"), fakeVector("d e f")]);
+  expect(reply.usage.prompt_tokens).toBe(6);
+});
+
+test("vertex: RESOURCE_EXHAUSTED is the client's 429 rate limit; token ids are a 400 naming input", async () => {
+  const error = await openai()
+    .embeddings.create({ model: "gcp/embed", input: ["fine", "[vertex:429] busy"], encoding_format: "float" })
+    .then(() => undefined, (thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+  expect((error as InstanceType<typeof OpenAI.RateLimitError>).status).toBe(429);
+  expect(JSON.stringify((error as InstanceType<typeof OpenAI.RateLimitError>).error)).toContain("RESOURCE_EXHAUSTED");
+  expect(vertex.requests.length).toBeGreaterThan(0);
+  const tokens = await embed("gcp/embed", [[1, 2, 3]]);
+  expect(tokens.status).toBe(400);
+  expect(JSON.stringify(tokens.body)).toContain("token ids");
 });

@@ -4,8 +4,8 @@
  * server's token URL (`GET /computeMetadata/v1/instance/service-accounts/default/token`, `Metadata-Flavor: Google`):
  *
  * - URLs: `POST /{v1|v1beta1}/projects/{project}/locations/{location}/publishers/{publisher}/models/{model}:{method}`
- *   with `generateContent`, `streamGenerateContent` (`?alt=sse`) for `google` and `rawPredict`, `streamRawPredict`
- *   for `anthropic`; another project is Google's 403 PERMISSION_DENIED, another location or an unknown model its 404
+ *   with `generateContent`, `streamGenerateContent` (`?alt=sse`) and `predict` (text embeddings, ./predict.ts) for
+ *   `google` and `rawPredict`, `streamRawPredict` for `anthropic`; another project is Google's 403 PERMISSION_DENIED, another location or an unknown model its 404
  *   NOT_FOUND, any other path its 404.
  * - Credentials: `Authorization: Bearer` with a token the fake token endpoint issued (cloud-platform scope, not
  *   expired on the fake's clock) or one of the fixed tokens the test gave; else Google's 401 UNAUTHENTICATED.
@@ -21,6 +21,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { encodeFrames } from "../fake-upstream/sse.ts";
 import { FakeGoogleOAuth, type FakeServiceAccount } from "./google-oauth.ts";
+import { predictReply } from "./predict.ts";
 import { type Answer, claudeFrames, claudeMessage, geminiFrames, geminiResponse } from "./replies.ts";
 
 type Json = Record<string, unknown>;
@@ -28,7 +29,7 @@ type Json = Record<string, unknown>;
 /** A request the endpoint accepted (past the URL, credential and body checks). */
 export interface VertexRequest {
   publisher: "google" | "anthropic";
-  method: "generateContent" | "streamGenerateContent" | "rawPredict" | "streamRawPredict";
+  method: "generateContent" | "streamGenerateContent" | "predict" | "rawPredict" | "streamRawPredict";
   version: string;
   project: string;
   location: string;
@@ -110,7 +111,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 /** The metadata server's token path (a VM's, Cloud Run's, GKE's), served here too. */
 export const METADATA_PATH = "/computeMetadata/v1/instance/service-accounts/default/token";
 
-const ROUTE = /^\/(v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(generateContent|streamGenerateContent|rawPredict|streamRawPredict)$/;
+const ROUTE = /^\/(v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(generateContent|streamGenerateContent|predict|rawPredict|streamRawPredict)$/;
 
 /** The text of the conversation's last user turn (Gemini `contents` or Messages `messages`). */
 export function lastUserText(request: VertexRequest): string {
@@ -198,7 +199,7 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
       return send(res, google(403, "PERMISSION_DENIED", `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/${resource}' (or it may not exist).`));
     }
     const streaming = method === "streamGenerateContent" || method === "streamRawPredict";
-    const methodFits = publisher === "google" ? method.endsWith("GenerateContent") || method === "generateContent" : method.endsWith("awPredict");
+    const methodFits = publisher === "google" ? method.endsWith("GenerateContent") || method === "generateContent" || method === "predict" : method.endsWith("awPredict");
     if (!methodFits) return send(res, google(400, "INVALID_ARGUMENT", `Method ${method} is not supported for publisher ${publisher}.`));
     if (location !== options.location || !(options.models[publisher] ?? []).includes(model)) {
       return send(res, google(404, "NOT_FOUND", `Publisher Model \`${resource}\` was not found or your project does not have access to it. Please ensure you are using a valid model version. For more information, see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions`));
@@ -221,6 +222,13 @@ export async function startFakeVertex(options: FakeVertexOptions): Promise<FakeV
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
     const request: VertexRequest = { publisher, method, version, project, location, model, path: url.pathname, query: url.search.slice(1), headers, body, stream: streaming, token };
     requests.push(request);
+    if (method === "predict") {
+      const reply = predictReply(model, body);
+      if ("status" in reply) return send(res, reply as VertexFailure);
+      res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
+      res.end(JSON.stringify(reply));
+      return;
+    }
     const answer = options.answer?.(request) ?? defaultAnswer(request);
     if ("status" in answer) return send(res, answer);
     serial += 1;
