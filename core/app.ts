@@ -28,6 +28,7 @@ import { betaAdmissionRoutes } from "./api/beta-admissions.ts";
 import { metricsRoute } from "./observe/metrics/route.ts";
 import { usageRoutes } from "./api/usage.ts";
 import { generationLogRoutes } from "./api/generations.ts";
+import { workspaceRoutes } from "./api/workspaces.ts";
 
 export function createApp(deps: Deps, defaultWorkspaceId: string) {
   // One authentication per request, whether the body parser (below) or the route asks first.
@@ -41,6 +42,7 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
     .use(catalogRoutes(deps))
     .use(healthRoutes(deps))
     .use(keyRoutes(deps, auth))
+    .use(workspaceRoutes(deps, auth, defaultWorkspaceId))
     .use(accountRoutes(deps, auth))
     .use(presetRoutes(deps, auth))
     .use(batchRoutes(deps, auth))

@@ -221,7 +221,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   };
 }
 
-/** On an empty database with no GATEWAY_ADMIN_KEY: one management and one inference key, returned to print once. */
+/** On an empty database with no GATEWAY_ADMIN_KEY: one (operator) management and one inference key, returned to print once. */
 export async function ensureFirstKeys(gateway: Gateway): Promise<{ management: string; inference: string } | undefined> {
   const { deps } = gateway;
   if (deps.config.adminKey || (await deps.store.keys.count()) > 0) return undefined;
@@ -233,6 +233,8 @@ export async function ensureFirstKeys(gateway: Gateway): Promise<{ management: s
       name,
       label: labelOf(secret),
       isManagement,
+      // The first management key is the operator's: it administers every workspace (README "Workspaces").
+      isOperator: isManagement,
       limit: null,
       limitReset: null,
       expiresAt: null,

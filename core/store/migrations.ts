@@ -2,7 +2,7 @@
  * The schema, as a static migration map (ARCHITECTURE §5): the binary is built with `bun build --compile`, so
  * migrations live in code, never in a scanned directory. Append new entries; never edit an applied one.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { Migrator, type Migration, type MigrationProvider } from "kysely/migration";
 import type { Logger } from "pino";
 import type { StoreDialect } from "./schema.ts";
@@ -325,6 +325,40 @@ function keyStrict(): Migration {
   };
 }
 
+/**
+ * Several workspaces (README "Workspaces"): a workspace gains a unique slug, a description, an update time and its
+ * settings (JSON text: allowed models and providers, plugin defaults, rate limit, generation retention); its spending
+ * budgets, one per interval; and a key gains `is_operator`, the operator's management keys (every workspace) as
+ * against a workspace's own. Management keys made before this migration were the operator's.
+ */
+function workspaces(types: ColumnTypes): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable("workspaces").addColumn("slug", "text").execute();
+      await db.schema.alterTable("workspaces").addColumn("description", "text").execute();
+      await db.schema.alterTable("workspaces").addColumn("updated_at", "bigint").execute();
+      await db.schema.alterTable("workspaces").addColumn("settings", "text").execute();
+      await db.schema.alterTable("workspaces").addColumn("include_byok_in_budgets", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.updateTable("workspaces").set({ slug: sql`id` }).execute();
+      await db.updateTable("workspaces").set({ slug: "default" }).where("id", "=", "00000000-0000-4000-8000-000000000001").execute();
+      await db.schema.createIndex("workspaces_slug_unique").on("workspaces").column("slug").unique().execute();
+
+      await db.schema
+        .createTable("workspace_budgets")
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("interval", "text", (c) => c.notNull())
+        .addColumn("limit_usd", types.money, (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("workspace_budgets_pk", ["workspace_id", "interval"])
+        .execute();
+
+      await db.schema.alterTable("api_keys").addColumn("is_operator", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.updateTable("api_keys").set({ is_operator: sql`is_management` }).execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -337,6 +371,7 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0006_guardrails": guardrails(types),
     "0007_idempotency_replies": idempotencyReplies(),
     "0008_key_strict": keyStrict(),
+    "0009_workspaces": workspaces(types),
   };
 }
 

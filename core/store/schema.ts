@@ -10,11 +10,26 @@ export type BigintColumn = ColumnType<number | string, number, number>;
 /** A nullable bigint column. */
 export type NullableBigintColumn = ColumnType<number | string | null, number | null, number | null>;
 
-/** `workspaces`. */
+/** `workspaces` (slug, description, updated_at, settings and include_byok_in_budgets: migration 0009). */
 export interface WorkspacesTable {
   id: string;
   name: string;
   created_at: BigintColumn;
+  slug: string | null;
+  description: string | null;
+  updated_at: NullableBigintColumn;
+  /** JSON text of the workspace's settings; null = none. */
+  settings: string | null;
+  include_byok_in_budgets: Generated<number>;
+}
+
+/** `workspace_budgets` (migration 0009): one spending budget per workspace and interval. */
+export interface WorkspaceBudgetsTable {
+  workspace_id: string;
+  interval: string;
+  limit_usd: number;
+  created_at: BigintColumn;
+  updated_at: BigintColumn;
 }
 
 /** `api_keys`: the secret is never stored, only its SHA-256. */
@@ -39,6 +54,8 @@ export interface ApiKeysTable {
   include_byok_in_limit: Generated<number>;
   /** Migration 0008: the key's strict-mode default, 0/1; null = the config's. */
   strict: Generated<number | null>;
+  /** Migration 0009: 0/1, an operator's management key (every workspace). */
+  is_operator: Generated<number>;
 }
 
 /** `generations`: one billed inference request. Counters are 32-bit integers: one request never nears 2^31. */
@@ -197,6 +214,7 @@ export interface IdempotencyRepliesTable {
 /** The whole database, for `Kysely<StoreDatabase>`. */
 export interface StoreDatabase {
   workspaces: WorkspacesTable;
+  workspace_budgets: WorkspaceBudgetsTable;
   api_keys: ApiKeysTable;
   generations: GenerationsTable;
   presets: PresetsTable;

@@ -17,7 +17,7 @@ export type { BatchError, BatchItemRecord, BatchItemStatus, BatchPatch, BatchRec
 export type { DailyUsage, GenerationQuery, GenerationRecord, GenerationRepo } from "./types/generations.ts";
 export type { ApiKeyRecord, KeyRateLimit, KeyRepo, LimitReset, NewApiKey } from "./types/keys.ts";
 export type { NewPresetVersion, PresetRecord, PresetRepo, PresetVersionRecord } from "./types/presets.ts";
-export type { Workspace, WorkspaceRepo } from "./types/workspaces.ts";
+export type { BudgetInterval, NewWorkspace, Workspace, WorkspaceBudget, WorkspacePatch, WorkspaceRepo, WorkspaceSettings } from "./types/workspaces.ts";
 export type { IdempotencyRepo, IdempotentReply } from "./types/idempotency.ts";
 export type { AdmissionRecord, AdmissionRepo, AdmissionScope } from "./types/admissions.ts";
 export type { AppliedGuardrail, AssignmentRecord, AssignmentScope, BuiltinFilter, ContentFilter, GuardrailAction, GuardrailApplyTo, GuardrailPatch, GuardrailRecord, GuardrailRepo, NewGuardrail, ScanScope } from "./types/guardrails.ts";

@@ -235,6 +235,7 @@ export const inferencePrincipal: Principal = {
   name: "inference",
   workspaceId: "ws-1",
   isManagement: false,
+  isOperator: false,
   record: keyRecord("a".repeat(64), { name: "inference" }),
 };
 
