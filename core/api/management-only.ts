@@ -21,8 +21,10 @@ export function managementOnly(auth: Authenticator, workspaces: Pick<WorkspaceRe
   // Unnamed: Elysia skips a second plugin of the same name, and each gateway (tests start several) has its own `auth`.
   return new Elysia().macro({
     management: {
-      async transform({ request }) {
+      async transform({ request, query }) {
         requireManagement(await auth.authenticate(request.headers));
+        // Every management route takes `?workspace_id=`; read from the URL by `resolve`, not by each route's schema.
+        if (query && "workspace_id" in query) delete (query as Record<string, unknown>).workspace_id;
       },
       resolve: async ({ request, body }) => ({
         principal: await actingIn(await auth.authenticate(request.headers), namedWorkspace(request.url, body), workspaces),
