@@ -6,6 +6,7 @@ import { builtinProviders } from "../providers/index.ts";
 import { builtinTools } from "../tools/index.ts";
 import { UsageLedger } from "./accounting/ledger.ts";
 import { createApp, type GatewayApp } from "./app.ts";
+import { startRetentionSweeper, type RetentionSweeper } from "./workspaces/retention.ts";
 import { hashSecret, labelOf, newSecret } from "./auth/key-material.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import { BatchWorker } from "./batches/worker.ts";
@@ -46,6 +47,8 @@ export interface Gateway {
   /** The request handler: the Elysia app, wrapped to count every HTTP request when metrics are on. */
   app: RequestHandler;
   defaultWorkspaceId: string;
+  /** Deletes generation records past their workspace's retention (hourly; tests call `sweep`). */
+  retention: RetentionSweeper;
   idleTrimmer: IdleTrimmer;
   /** Flushes the usage ledger and closes the store and kv. */
   close(): Promise<void>;
@@ -198,12 +201,15 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const app = surface.metrics ? countedApp(elysia, surface.metrics.families) : elysia;
   batchWorker?.start();
   trimmer.start();
+  const retention = startRetentionSweeper(deps);
   return {
     deps,
     app,
     defaultWorkspaceId: workspace.id,
+    retention,
     idleTrimmer: trimmer,
     async close() {
+      retention.stop();
       trimmer.stop();
       discovery.stop();
       // First: the worker gives its running items back and its last results reach the ledger before it flushes.

@@ -13,7 +13,9 @@ import { errors, GatewayError } from "../errors.ts";
 import { jsonResponse } from "../http/envelope.ts";
 import { IntegerQuery, integerParam } from "../http/query.ts";
 import { checkStorableText } from "../store/text.ts";
-import { SlugTaken, type BudgetInterval, type Workspace } from "../store/types/workspaces.ts";
+import { SlugTaken, type BudgetInterval, type Workspace, type WorkspaceSettings } from "../store/types/workspaces.ts";
+import { PLUGIN_SWITCHES, pluginDefaults } from "../pipeline/plugins/active.ts";
+import { checkModuleOptions } from "../registry/options.ts";
 import { workspaceSettingsOf } from "../workspaces/settings-service.ts";
 import { managementOnly } from "./management-only.ts";
 import { CreateWorkspaceBody, PatchWorkspaceBody, settingsOf } from "./workspace-body.ts";
@@ -56,6 +58,24 @@ export function workspaceRoutes(deps: Deps, auth: Authenticator, defaultWorkspac
     return raw as BudgetInterval;
   };
   const changed = async (id: string) => settings.invalidate(id);
+  /** The settings, with every plugin entry checked as a config entry is at start-up (a 400 naming the field). */
+  const checked = (next: WorkspaceSettings): WorkspaceSettings => {
+    for (const [index, entry] of (next.plugins ?? []).entries()) {
+      const field = `settings.plugins[${index}]`;
+      const plugin = deps.registry.plugin(entry.id);
+      if (!plugin) throw errors.invalid(`${field}.id: plugin "${entry.id}" is not available on this gateway`, { param: `${field}.id` });
+      for (const key of PLUGIN_SWITCHES) {
+        if (entry[key] !== undefined && typeof entry[key] !== "boolean") throw errors.invalid(`${field}.${key}: must be a boolean`, { param: `${field}.${key}` });
+      }
+      const { id: _id, ...options } = entry;
+      try {
+        checkModuleOptions(plugin, pluginDefaults(options), field);
+      } catch (error) {
+        throw errors.invalid(error instanceof Error ? error.message : String(error), { param: field });
+      }
+    }
+    return next;
+  };
 
   return new Elysia({ name: "routes:workspaces" })
     .use(managementOnly(auth, deps.store.workspaces))
@@ -66,7 +86,7 @@ export function workspaceRoutes(deps: Deps, auth: Authenticator, defaultWorkspac
         requireOperator(principal);
         checkStorableText(body.name, "name");
         checkStorableText(body.description ?? undefined, "description");
-        const created = await deps.store.workspaces.create({ name: body.name, slug: body.slug, description: body.description ?? null, settings: settingsOf(body, {}) });
+        const created = await deps.store.workspaces.create({ name: body.name, slug: body.slug, description: body.description ?? null, settings: checked(settingsOf(body, {})) });
         if (!created) throw conflict(`Workspace slug already in use: ${body.slug}`);
         const workspace = body.include_byok_in_budgets ? ((await deps.store.workspaces.update(created.id, { includeByokInBudgets: true })) ?? created) : created;
         return jsonResponse({ data: await view(workspace) }, 201);
@@ -106,7 +126,7 @@ export function workspaceRoutes(deps: Deps, auth: Authenticator, defaultWorkspac
             ...(slug !== undefined ? { slug } : {}),
             ...(description !== undefined ? { description } : {}),
             ...(rest.include_byok_in_budgets !== undefined ? { includeByokInBudgets: rest.include_byok_in_budgets } : {}),
-            settings: settingsOf(body, workspace.settings),
+            settings: checked(settingsOf(body, workspace.settings)),
           });
         } catch (error) {
           if (error instanceof SlugTaken) throw conflict(`Workspace slug already in use: ${error.slug}`);

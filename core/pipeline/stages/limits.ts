@@ -7,6 +7,8 @@
  * - Credits (keys with a `limit`): the worst case is reserved atomically (core/limits/credits.ts) and opens the
  *   request's bill (core/accounting/bill.ts) with it; exhausted → 402. When the kv is unreachable they fail CLOSED
  *   with 503: spending past a limit cannot be taken back.
+ * - The workspace's settings: allowed models and providers, disabled server tools, its rate limit and its budgets
+ *   (core/workspaces/apply.ts), held like the key's limit.
  * Accounting (inside this stage) closes the bill; an answer given before it ran (this stage's own refusals) closes
  * it here, and what nothing closed (a reply accounting never saw) lets go of its holds on the way out.
  */
@@ -19,6 +21,7 @@ import { creditsUnavailable, limitsErrorLog } from "../../limits/failures.ts";
 import { checkRateLimits } from "../../limits/rate-limit.ts";
 import { billTerms, turnSize } from "../../limits/turn-size.ts";
 import type { ApiKeyRecord } from "../../store/types.ts";
+import { applyWorkspace, workspaceStateOf } from "../../workspaces/apply.ts";
 import type { RequestContext } from "../context.ts";
 import type { Outcome } from "../outcome.ts";
 import type { Stage } from "../stage.ts";
@@ -54,6 +57,10 @@ async function limited(ctx: RequestContext, next: () => Promise<Outcome>): Promi
     await enforceRateLimits(ctx, record.hash, rateLimit, promptTokenEstimate(size) + (ctx.request.maxTokens ?? 0));
   }
   if (record.limit !== null) await reserveCredits(ctx, { ...record, limit: record.limit }, size ?? promptSize(ctx.request));
+  // The workspace's own settings and budgets (README "Workspaces"): a cached look-up when it has none.
+  const pending = workspaceStateOf(ctx);
+  const workspace = pending instanceof Promise ? await pending : pending;
+  if (workspace.active) await applyWorkspace(ctx, workspace);
   return next();
 }
 
