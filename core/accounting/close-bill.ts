@@ -27,7 +27,7 @@ export function closeFailed(ctx: RequestContext, error: unknown): void {
   closeBill(ctx, { finish: "error", status: failure.status, errorType: failure.type });
 }
 
-function writeRecord(ctx: RequestContext, { usage, cost, ending }: Closing): void {
+function writeRecord(ctx: RequestContext, { usage, cost, byokCost, ending }: Closing): void {
   // The log line's fields (nothing reads them back).
   const log = ctx.log;
   log.tokens_in = usage.input.total;
@@ -59,5 +59,6 @@ function writeRecord(ctx: RequestContext, { usage, cost, ending }: Closing): voi
     firstTokenMs: ctx.firstTokenMs ?? null,
     createdAt: ctx.startedAt,
     details: generationDetails(ctx),
+    ...(ctx.byokServed || byokCost > 0 ? { isByok: true, byokCost } : {}),
   });
 }

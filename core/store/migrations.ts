@@ -359,6 +359,36 @@ function workspaces(types: ColumnTypes): Migration {
   };
 }
 
+/**
+ * Bring your own keys (README "Bring your own keys"): provider credentials of a workspace or of one key, encrypted
+ * (AES-256-GCM; only the last four characters are kept in clear, for display); and each generation records whether a
+ * BYOK credential paid for it and what the provider's own price for that was.
+ */
+function byok(types: ColumnTypes): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable("byok_credentials")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("key_hash", "text")
+        .addColumn("provider", "text", (c) => c.notNull())
+        .addColumn("name", "text")
+        .addColumn("secret", "text", (c) => c.notNull())
+        .addColumn("last4", "text", (c) => c.notNull())
+        .addColumn("byok_only", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("disabled", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("allowed_models", "text")
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("byok_credentials_workspace_idx").on("byok_credentials").columns(["workspace_id", "created_at"]).execute();
+      await db.schema.alterTable("generations").addColumn("is_byok", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("generations").addColumn("byok_cost_usd", types.money, (c) => c.notNull().defaultTo(0)).execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -372,6 +402,7 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0007_idempotency_replies": idempotencyReplies(),
     "0008_key_strict": keyStrict(),
     "0009_workspaces": workspaces(types),
+    "0010_byok": byok(types),
   };
 }
 

@@ -82,6 +82,25 @@ export interface GenerationsTable {
   created_at: BigintColumn;
   /** JSON text: attempts, pipeline entries and warnings (migration 0005). */
   details: string | null;
+  /** Migration 0010: 0/1, a workspace's own provider key paid the upstream; and the provider's price of that. */
+  is_byok: Generated<number>;
+  byok_cost_usd: Generated<number>;
+}
+
+/** `byok_credentials` (migration 0010): `secret` is AES-256-GCM ciphertext, never the key. */
+export interface ByokCredentialsTable {
+  id: string;
+  workspace_id: string;
+  key_hash: string | null;
+  provider: string;
+  name: string | null;
+  secret: string;
+  last4: string;
+  byok_only: number;
+  disabled: number;
+  allowed_models: string | null;
+  created_at: BigintColumn;
+  updated_at: BigintColumn;
 }
 
 /** `presets` (spec "Preset"): one row per slug and workspace; versions live in `preset_versions`. */
@@ -215,6 +234,7 @@ export interface IdempotencyRepliesTable {
 export interface StoreDatabase {
   workspaces: WorkspacesTable;
   workspace_budgets: WorkspaceBudgetsTable;
+  byok_credentials: ByokCredentialsTable;
   api_keys: ApiKeysTable;
   generations: GenerationsTable;
   presets: PresetsTable;

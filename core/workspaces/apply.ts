@@ -15,6 +15,7 @@ import { promptSize, promptTokenEstimate } from "../limits/estimate.ts";
 import { checkRateLimits } from "../limits/rate-limit.ts";
 import { billTerms, turnSize } from "../limits/turn-size.ts";
 import { roundUsd } from "../accounting/money.ts";
+import { countingByok } from "../byok/holds.ts";
 import type { RequestContext } from "../pipeline/context.ts";
 import { workspaceSettingsOf, type WorkspaceState } from "./settings-service.ts";
 
@@ -106,7 +107,7 @@ async function holdBudgets(ctx: RequestContext, state: WorkspaceState): Promise<
         metadata: { workspace_id: budget.workspaceId, budget_interval: budget.interval, limit_usd: budget.limitUsd, limit_remaining: roundUsd(result.remaining) },
       });
     }
-    holds.push(result.hold);
+    holds.push(countingByok(result.hold, state.includeByokInBudgets, ctx.bill));
   }
   ctx.bill.open(billTerms(ctx.deps, ctx.principal!.record!, ctx.request), holds);
 }

@@ -8,6 +8,9 @@
 import type { Deps } from "../deps.ts";
 import type { WorkspaceBudget, WorkspaceSettings } from "../store/types/workspaces.ts";
 import { WorkspaceBudgets } from "./budgets.ts";
+import { ByokCipher } from "../byok/cipher.ts";
+import type { ByokEntry } from "../byok/credentials.ts";
+import type { ByokRecord } from "../store/types/byok.ts";
 
 const CHANNEL = "gateway:workspaces:changed";
 const TTL_MS = 1_000;
@@ -17,22 +20,26 @@ export interface WorkspaceState {
   settings: WorkspaceSettings;
   budgets: readonly WorkspaceBudget[];
   includeByokInBudgets: boolean;
+  /** Its provider credentials and its keys', decrypted (README "Bring your own keys"); disabled ones left out. */
+  byok: readonly ByokEntry[];
   /** Whether anything is set that a request must apply (false: the hot path skips the workspace entirely). */
   active: boolean;
 }
 
 type ServiceDeps = Pick<Deps, "kv" | "store" | "ledger" | "clock" | "logger" | "config">;
 
-const NONE: WorkspaceState = Object.freeze({ settings: {}, budgets: [], includeByokInBudgets: false, active: false });
+const NONE: WorkspaceState = Object.freeze({ settings: {}, budgets: [], includeByokInBudgets: false, byok: [], active: false });
 
 export class WorkspaceSettingsService {
   readonly budgets: WorkspaceBudgets;
+  private readonly cipher: ByokCipher | undefined;
   private readonly states = new Map<string, { state: WorkspaceState; until: number }>();
   private version = 0;
   private subscribed: Promise<void> | undefined;
 
   constructor(private readonly deps: ServiceDeps) {
     this.budgets = new WorkspaceBudgets(deps);
+    this.cipher = deps.config.secretKey ? new ByokCipher(deps.config.secretKey) : undefined;
   }
 
   /** The cached state of a workspace, if still fresh. */
@@ -50,13 +57,15 @@ export class WorkspaceSettingsService {
     const hit = this.states.get(workspaceId);
     let state: WorkspaceState;
     try {
-      const [workspace, budgets] = await Promise.all([this.deps.store.workspaces.get(workspaceId), this.deps.store.workspaces.budgets(workspaceId)]);
+      const store = this.deps.store;
+      const [workspace, budgets, credentials] = await Promise.all([store.workspaces.get(workspaceId), store.workspaces.budgets(workspaceId), store.byok.all(workspaceId)]);
       state = !workspace
         ? NONE
         : {
             settings: workspace.settings,
             budgets,
             includeByokInBudgets: workspace.includeByokInBudgets,
+            byok: credentials.filter((c) => !c.disabled).map((c) => this.entryOf(c)),
             active: budgets.length > 0 || Object.keys(workspace.settings).length > 0,
           };
     } catch (error) {
@@ -69,6 +78,10 @@ export class WorkspaceSettingsService {
       this.states.set(workspaceId, { state, until: this.deps.clock.now() + TTL_MS });
     }
     return state;
+  }
+
+  private entryOf(c: ByokRecord): ByokEntry {
+    return { id: c.id, provider: c.provider, keyHash: c.keyHash, secret: this.cipher?.decrypt(c.secret, c.id), byokOnly: c.byokOnly, allowedModels: c.allowedModels };
   }
 
   /** After a change: drops this process's cache and tells every other process to do the same. */

@@ -22,6 +22,7 @@ import { checkRateLimits } from "../../limits/rate-limit.ts";
 import { billTerms, turnSize } from "../../limits/turn-size.ts";
 import type { ApiKeyRecord } from "../../store/types.ts";
 import { applyWorkspace, workspaceStateOf } from "../../workspaces/apply.ts";
+import { countingByok } from "../../byok/holds.ts";
 import type { RequestContext } from "../context.ts";
 import type { Outcome } from "../outcome.ts";
 import type { Stage } from "../stage.ts";
@@ -60,6 +61,7 @@ async function limited(ctx: RequestContext, next: () => Promise<Outcome>): Promi
   // The workspace's own settings and budgets (README "Workspaces"): a cached look-up when it has none.
   const pending = workspaceStateOf(ctx);
   const workspace = pending instanceof Promise ? await pending : pending;
+  if (workspace.byok.length > 0) ctx.byok = workspace.byok;
   if (workspace.active) await applyWorkspace(ctx, workspace);
   return next();
 }
@@ -89,7 +91,7 @@ async function reserveCredits(ctx: RequestContext, record: ApiKeyRecord & { limi
     throw creditsUnavailable();
   }
   if (result.granted) {
-    ctx.bill.open(billTerms(ctx.deps, record, ctx.request), [result.hold]);
+    ctx.bill.open(billTerms(ctx.deps, record, ctx.request), [countingByok(result.hold, record.includeByokInLimit, ctx.bill)]);
     return;
   }
   const affordable = size.completionPrice > 0 ? Math.max(0, Math.floor((result.remaining - size.fixedCost) / size.completionPrice)) : 0;

@@ -35,6 +35,10 @@ export interface GenerationRecord {
    * id with the record, so a budget window is re-seeded from the store like a key's. Not a column of its own.
    */
   guardrailBudgets?: readonly string[];
+  /** A workspace's (or key's) own provider key paid the upstream (README "Bring your own keys"); absent = false. */
+  isByok?: boolean;
+  /** What the provider charges the BYOK key for it, at the endpoint's prices (not billed by the gateway). */
+  byokCost?: number;
 }
 
 /** Filters of the generation log (`GET /generations`), newest first. */
