@@ -103,6 +103,17 @@ export function createGenerationRepo(db: Kysely<StoreDatabase>, sqlite?: SqliteR
 
     usageByDay: (workspaceId, range) => usageByDay(db, workspaceId, range),
 
+    async byokCostSince(keyHash, since) {
+      const row = await db
+        .selectFrom("generations")
+        .select((eb) => eb.fn.sum<number | string | null>("byok_cost_usd").as("total"))
+        .where("key_hash", "=", keyHash)
+        .where("is_byok", "=", 1)
+        .where("created_at", ">=", Math.floor(since))
+        .executeTakeFirst();
+      return row?.total == null ? 0 : toNumber(row.total);
+    },
+
     async costSince(keyHash, since) {
       const row = await db
         .selectFrom("generations")

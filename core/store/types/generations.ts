@@ -77,6 +77,8 @@ export interface GenerationRepo {
   get(id: string, workspaceId: string): Promise<GenerationRecord | undefined>;
   /** USD a key was charged for generations created at or after `since` (Unix ms): seeds credit windows. */
   costSince(keyHash: string, since: number): Promise<number>;
+  /** USD BYOK credentials paid (list price) for the key's generations since `since` (README "Bring your own keys"). */
+  byokCostSince(keyHash: string, since: number): Promise<number>;
   /** A page of the workspace's generation log, newest first. */
   list(workspaceId: string, query: GenerationQuery): Promise<GenerationRecord[]>;
   /** Usage summed per UTC day and group over `[from, to)` (Unix ms). */

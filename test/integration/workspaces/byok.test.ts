@@ -98,6 +98,11 @@ describe("BYOK", () => {
     expect(data).toMatchObject({ is_byok: true });
     expect(data.total_cost).toBeCloseTo(1.4e-5, 12);
     expect(data.upstream_inference_cost).toBeCloseTo(1.4e-4, 12);
+    // The key's byok_usage counts the list price of its two BYOK requests so far (the SDK reads it).
+    const { data: me } = await sdkClient(gw, team.key).sdk.apiKeys.getCurrentKeyMetadata();
+    expect(me.byokUsage).toBeCloseTo(2 * 1.4e-4, 12);
+    expect(me.byokUsageDaily).toBeCloseTo(2 * 1.4e-4, 12);
+    expect(me.usage).toBeCloseTo(2 * 1.4e-5, 12);
     const home = (await (await chat(gw.inferenceKey)).json()) as Json;
     expect(home.service_metadata.is_byok).toBe(false);
     expect(home.usage.cost).toBeCloseTo(1.4e-4, 12);
