@@ -34,6 +34,8 @@ export class WorkspaceSettingsService {
   readonly budgets: WorkspaceBudgets;
   private readonly cipher: ByokCipher | undefined;
   private readonly states = new Map<string, { state: WorkspaceState; until: number }>();
+  /** Reads in flight, one per workspace: the requests that find the entry expired at once share one read. */
+  private readonly reading = new Map<string, Promise<WorkspaceState>>();
   private version = 0;
   private subscribed: Promise<void> | undefined;
 
@@ -49,9 +51,18 @@ export class WorkspaceSettingsService {
   }
 
   /** The state of a workspace (from the cache when fresh). */
-  async stateOf(workspaceId: string): Promise<WorkspaceState> {
+  stateOf(workspaceId: string): Promise<WorkspaceState> {
     const cached = this.peek(workspaceId);
-    if (cached) return cached;
+    if (cached) return Promise.resolve(cached);
+    let read = this.reading.get(workspaceId);
+    if (!read) {
+      read = this.read(workspaceId).finally(() => this.reading.delete(workspaceId));
+      this.reading.set(workspaceId, read);
+    }
+    return read;
+  }
+
+  private async read(workspaceId: string): Promise<WorkspaceState> {
     await this.subscribe();
     const version = this.version;
     const hit = this.states.get(workspaceId);
