@@ -21,7 +21,7 @@ const Limit = t.Union([t.Number({ minimum: 0 }), t.Null()]);
 /** Per-key rate limit (README "Routing and limits"); null restores the config default. */
 const RateLimit = t.Union([RateLimitSchema, t.Null()]);
 
-/** Reference b9: stored and returned; the gateway has no BYOK, so it changes no limit (README "API keys"). */
+/** Reference b9: whether what BYOK credentials paid counts against the key's limit (README "Bring your own keys"). */
 const IncludeByok = t.Boolean();
 
 /** The key's strict-mode default (README "Strict mode"); null (on update) gives it back to the config's. */

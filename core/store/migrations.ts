@@ -401,8 +401,8 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0006_guardrails": guardrails(types),
     "0007_idempotency_replies": idempotencyReplies(),
     "0008_key_strict": keyStrict(),
-    "0009_workspaces": workspaces(types),
-    "0010_byok": byok(types),
+    "0010_workspaces": workspaces(types),
+    "0011_byok": byok(types),
   };
 }
 

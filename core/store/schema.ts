@@ -10,7 +10,7 @@ export type BigintColumn = ColumnType<number | string, number, number>;
 /** A nullable bigint column. */
 export type NullableBigintColumn = ColumnType<number | string | null, number | null, number | null>;
 
-/** `workspaces` (slug, description, updated_at, settings and include_byok_in_budgets: migration 0009). */
+/** `workspaces` (slug, description, updated_at, settings and include_byok_in_budgets: migration 0010). */
 export interface WorkspacesTable {
   id: string;
   name: string;
@@ -23,7 +23,7 @@ export interface WorkspacesTable {
   include_byok_in_budgets: Generated<number>;
 }
 
-/** `workspace_budgets` (migration 0009): one spending budget per workspace and interval. */
+/** `workspace_budgets` (migration 0010): one spending budget per workspace and interval. */
 export interface WorkspaceBudgetsTable {
   workspace_id: string;
   interval: string;
@@ -50,11 +50,11 @@ export interface ApiKeysTable {
   rate_limit_requests: number | null;
   rate_limit_tokens: number | null;
   rate_limit_interval_s: number | null;
-  /** Migration 0004: 0/1, stored and returned (no BYOK in the gateway, so it changes no limit). */
+  /** Migration 0004: 0/1, whether BYOK spending counts against the key's limit (README "Bring your own keys"). */
   include_byok_in_limit: Generated<number>;
   /** Migration 0008: the key's strict-mode default, 0/1; null = the config's. */
   strict: Generated<number | null>;
-  /** Migration 0009: 0/1, an operator's management key (every workspace). */
+  /** Migration 0010: 0/1, an operator's management key (every workspace). */
   is_operator: Generated<number>;
 }
 
@@ -82,12 +82,12 @@ export interface GenerationsTable {
   created_at: BigintColumn;
   /** JSON text: attempts, pipeline entries and warnings (migration 0005). */
   details: string | null;
-  /** Migration 0010: 0/1, a workspace's own provider key paid the upstream; and the provider's price of that. */
+  /** Migration 0011: 0/1, a workspace's own provider key paid the upstream; and the provider's price of that. */
   is_byok: Generated<number>;
   byok_cost_usd: Generated<number>;
 }
 
-/** `byok_credentials` (migration 0010): `secret` is AES-256-GCM ciphertext, never the key. */
+/** `byok_credentials` (migration 0011): `secret` is AES-256-GCM ciphertext, never the key. */
 export interface ByokCredentialsTable {
   id: string;
   workspace_id: string;

@@ -25,7 +25,7 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
   /** The key's own rate limit; null or absent = the config default applies (issue 5). */
   rateLimit?: KeyRateLimit | null;
-  /** Reference b9 `include_byok_in_limit`; absent reads as false. Stored and returned: the gateway has no BYOK. */
+  /** Reference b9 `include_byok_in_limit`; absent reads as false. Whether BYOK spending counts against the limit. */
   includeByokInLimit?: boolean;
   /** Strict translation mode for this key's requests without an `X-Service-Strict` header; absent = the config's. */
   strict?: boolean;
