@@ -29,6 +29,8 @@ import { betaAdmissionRoutes } from "./api/beta-admissions.ts";
 import { metricsRoute } from "./observe/metrics/route.ts";
 import { usageRoutes } from "./api/usage.ts";
 import { generationLogRoutes } from "./api/generations.ts";
+import { workspaceRoutes } from "./api/workspaces.ts";
+import { byokRoutes } from "./api/byok.ts";
 
 export function createApp(deps: Deps, defaultWorkspaceId: string) {
   // One authentication per request, whether the body parser (below) or the route asks first.
@@ -42,6 +44,8 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
     .use(catalogRoutes(deps))
     .use(healthRoutes(deps))
     .use(keyRoutes(deps, auth))
+    .use(workspaceRoutes(deps, auth, defaultWorkspaceId))
+    .use(byokRoutes(deps, auth))
     .use(accountRoutes(deps, auth))
     .use(presetRoutes(deps, auth))
     .use(batchRoutes(deps, auth))

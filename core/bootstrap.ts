@@ -6,6 +6,7 @@ import { builtinProviders } from "../providers/index.ts";
 import { builtinTools } from "../tools/index.ts";
 import { UsageLedger } from "./accounting/ledger.ts";
 import { createApp, type GatewayApp } from "./app.ts";
+import { startRetentionSweeper, type RetentionSweeper } from "./workspaces/retention.ts";
 import { hashSecret, labelOf, newSecret } from "./auth/key-material.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import { BatchWorker } from "./batches/worker.ts";
@@ -46,6 +47,8 @@ export interface Gateway {
   /** The request handler: the Elysia app, wrapped to count every HTTP request when metrics are on. */
   app: RequestHandler;
   defaultWorkspaceId: string;
+  /** Deletes generation records past their workspace's retention (hourly; tests call `sweep`). */
+  retention: RetentionSweeper;
   idleTrimmer: IdleTrimmer;
   /** Flushes the usage ledger and closes the store and kv. */
   close(): Promise<void>;
@@ -198,12 +201,15 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   const app = surface.metrics ? countedApp(elysia, surface.metrics.families) : elysia;
   batchWorker?.start();
   trimmer.start();
+  const retention = startRetentionSweeper(deps);
   return {
     deps,
     app,
     defaultWorkspaceId: workspace.id,
+    retention,
     idleTrimmer: trimmer,
     async close() {
+      retention.stop();
       trimmer.stop();
       discovery.stop();
       // First: the worker gives its running items back and its last results reach the ledger before it flushes.
@@ -221,7 +227,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   };
 }
 
-/** On an empty database with no GATEWAY_ADMIN_KEY: one management and one inference key, returned to print once. */
+/** On an empty database with no GATEWAY_ADMIN_KEY: one (operator) management and one inference key, returned to print once. */
 export async function ensureFirstKeys(gateway: Gateway): Promise<{ management: string; inference: string } | undefined> {
   const { deps } = gateway;
   if (deps.config.adminKey || (await deps.store.keys.count()) > 0) return undefined;
@@ -233,6 +239,8 @@ export async function ensureFirstKeys(gateway: Gateway): Promise<{ management: s
       name,
       label: labelOf(secret),
       isManagement,
+      // The first management key is the operator's: it administers every workspace (README "Workspaces").
+      isOperator: isManagement,
       limit: null,
       limitReset: null,
       expiresAt: null,

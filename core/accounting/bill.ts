@@ -52,6 +52,8 @@ export interface Closing {
   readonly usage: Usage;
   /** USD, at the price factor: what the key is charged. */
   readonly cost: number;
+  /** USD BYOK credentials paid (list price), not in `cost`. */
+  readonly byokCost: number;
   readonly ending: Ending;
 }
 
@@ -78,6 +80,7 @@ export class Bill {
   private turnsCost: Cost = { total: 0, input: 0, output: 0, upstream: null };
   private readonly chargeList: Charge[] = [];
   private turnCount = 0;
+  private byokSum = 0;
   private finished = 0;
   private discardedCount = 0;
   private finish: string | undefined;
@@ -273,6 +276,11 @@ export class Bill {
     return this.finished > 1 || this.turnCount > 1 || this.chargeList.length > 0 || this.discardedCount > 0;
   }
 
+  /** USD the request's own provider keys paid at list price (BYOK; not billed, counted in `byok_usage`). */
+  get byokCost(): number {
+    return roundUsd(this.byokSum);
+  }
+
   /** USD charged. */
   charged(): number {
     let sum = 0;
@@ -327,7 +335,7 @@ export class Bill {
     this.errorType = final.errorType;
     const cost = this.billed().total;
     try {
-      record({ usage: this.usageSoFar, cost, ending: final });
+      record({ usage: this.usageSoFar, cost, byokCost: this.byokCost, ending: final });
     } catch (error) {
       // The spending is counted all the same: a limit must hold even when the record could not be written.
       void this.commit(cost)?.catch(() => undefined);
@@ -367,6 +375,7 @@ export class Bill {
   }
 
   private add(usage: Usage, cost: Cost): void {
+    if (cost.byok) this.byokSum += cost.byok;
     this.finished++;
     this.usageSoFar = this.finished === 1 ? usage : addUsage(this.usageSoFar, usage);
     this.turnsCost = this.finished === 1 ? cost : sumCosts(this.turnsCost, cost);

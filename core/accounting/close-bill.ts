@@ -27,7 +27,7 @@ export function closeFailed(ctx: RequestContext, error: unknown): void {
   closeBill(ctx, { finish: "error", status: failure.status, errorType: failure.type });
 }
 
-function writeRecord(ctx: RequestContext, { usage, cost, ending }: Closing): void {
+function writeRecord(ctx: RequestContext, { usage, cost, byokCost, ending }: Closing): void {
   // The log line's fields (written only: test/unit/architecture/request-log-fields.test.ts).
   ctx.log.tokens_in = usage.input.total;
   ctx.log.tokens_out = usage.output.total;
@@ -58,5 +58,6 @@ function writeRecord(ctx: RequestContext, { usage, cost, ending }: Closing): voi
     firstTokenMs: ctx.firstTokenMs ?? null,
     createdAt: ctx.startedAt,
     details: generationDetails(ctx),
+    ...(ctx.byokServed || byokCost > 0 ? { isByok: true, byokCost } : {}),
   });
 }

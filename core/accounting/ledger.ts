@@ -58,6 +58,20 @@ export class UsageLedger {
     return sum;
   }
 
+  /** Unflushed BYOK cost (list price) of a key's generations created at or after `since`. */
+  pendingByokSince(keyHash: string, since: number): number {
+    let sum = 0;
+    for (const g of this.pendingById.values()) if (g.keyHash === keyHash && g.isByok && g.createdAt >= since) sum += g.byokCost ?? 0;
+    return sum;
+  }
+
+  /** Unflushed spending of a workspace's generations created at or after `since` (a workspace budget's seed). */
+  pendingWorkspaceSince(workspaceId: string, since: number): number {
+    let sum = 0;
+    for (const g of this.pendingById.values()) if (g.workspaceId === workspaceId && g.createdAt >= since) sum += g.cost;
+    return sum;
+  }
+
   /** Records not yet written (the metrics' view of a database outage). */
   pendingCount(): number {
     return this.pendingById.size;

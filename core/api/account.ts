@@ -4,6 +4,7 @@ import type { Authenticator } from "../auth/authenticate.ts";
 import type { Deps } from "../deps.ts";
 import { errors } from "../errors.ts";
 import { isStorableText } from "../store/text.ts";
+import { actingIn } from "../auth/workspace-scope.ts";
 import { currentKeyView } from "./current-key.ts";
 import { generationView } from "./generation-view.ts";
 
@@ -15,7 +16,9 @@ export function accountRoutes(deps: Deps, auth: Authenticator) {
     })
     .get(
       "/generation",
-      async ({ query, principal }) => {
+      async ({ query, principal: caller }) => {
+        // The operator reads another workspace's generation by naming it (README "Workspaces").
+        const principal = await actingIn(caller, query.workspace_id, deps.store.workspaces);
         // Ids in the path are covered at the edge (core/app.ts); this one is a query value.
         if (!isStorableText(query.id)) throw errors.notFound("Generation not found");
         const pending = deps.ledger.pendingGeneration(query.id);
@@ -23,6 +26,6 @@ export function accountRoutes(deps: Deps, auth: Authenticator) {
         if (!record) throw errors.notFound("Generation not found");
         return { data: generationView(record) };
       },
-      { query: t.Object({ id: t.String({ minLength: 1 }) }), detail: { summary: "One generation's usage and cost", tags: ["generations"] } },
+      { query: t.Object({ id: t.String({ minLength: 1 }), workspace_id: t.Optional(t.String()) }), detail: { summary: "One generation's usage and cost", tags: ["generations"] } },
     );
 }

@@ -5,6 +5,7 @@
 import { Elysia, t } from "elysia";
 import { credentialOf, requireInference, type Authenticator } from "../auth/authenticate.ts";
 import type { Principal } from "../auth/principal.ts";
+import { actingIn, namedWorkspace } from "../auth/workspace-scope.ts";
 import { isTerminal, RETENTION_MS } from "../batches/lifecycle.ts";
 import { ITEM_ERRORS } from "../batches/results.ts";
 import { submitBatch } from "../batches/submit.ts";
@@ -33,6 +34,8 @@ const Submission = t.Object({
 
 const ListQuery = t.Object({
   after: t.Optional(t.String({ minLength: 1 })),
+  /** The operator's key lists another workspace's batches (README "Workspaces"). */
+  workspace_id: t.Optional(t.String()),
   limit: IntegerQuery("Page size, 1 to 100 (default 20)"),
 });
 
@@ -60,7 +63,8 @@ export function batchRoutes(deps: Deps, auth: Authenticator) {
     .derive({ as: "local" }, async ({ request }) => {
       // Spec "Authentication": the batch endpoint's 401 says no credentials were found.
       if (!credentialOf(request.headers)) throw errors.unauthenticated("No credentials found");
-      return { principal: await auth.authenticate(request.headers) };
+      // The operator's key reads another workspace's batches by naming it; anyone else naming one gets 404.
+      return { principal: await actingIn(await auth.authenticate(request.headers), namedWorkspace(request.url, undefined), deps.store.workspaces) };
     })
     .post(
       "/batches",

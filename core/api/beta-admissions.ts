@@ -32,7 +32,7 @@ export function betaAdmissionRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:beta-admissions" })
-    .use(managementOnly(auth))
+    .use(managementOnly(auth, deps.store.workspaces))
     .guard({ management: true })
     .get(
       "/beta/:feature/admissions",

@@ -137,7 +137,7 @@ export function containerRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:containers" })
-    .use(managementOnly(auth))
+    .use(managementOnly(auth, deps.store.workspaces))
     .guard({ management: true })
     .get(
       "/containers",

@@ -23,7 +23,7 @@ const ListQuery = t.Object({
 
 export function generationLogRoutes(deps: Deps, auth: Authenticator) {
   return new Elysia({ name: "routes:generations" })
-    .use(managementOnly(auth))
+    .use(managementOnly(auth, deps.store.workspaces))
     .guard({ management: true })
     .get(
       "/generations",

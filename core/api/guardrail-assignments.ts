@@ -50,7 +50,7 @@ export function guardrailAssignmentRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:guardrail-assignments" })
-    .use(managementOnly(auth))
+    .use(managementOnly(auth, deps.store.workspaces))
     .guard({ management: true })
     .get(
       "/guardrails/assignments/keys",

@@ -42,7 +42,7 @@ export function guardrailRoutes(deps: Deps, auth: Authenticator) {
   };
 
   return new Elysia({ name: "routes:guardrails" })
-    .use(managementOnly(auth))
+    .use(managementOnly(auth, deps.store.workspaces))
     .guard({ management: true })
     .post(
       "/guardrails",

@@ -1,7 +1,7 @@
 /**
  * The public shape of an API key (reference b9; the peer SDK's key schemas): money in USD, timestamps ISO 8601.
- * Spending comes from the usage ledger (`./key-spending.ts`); the BYOK figures are 0 because the gateway has no
- * bring-your-own-key, and `external_user` / `creator_user_id` are null because it has no users (README "API keys").
+ * Spending comes from the usage ledger (`./key-spending.ts`); the BYOK figures are what BYOK credentials paid at list
+ * price (README "Bring your own keys"), and `external_user` / `creator_user_id` are null because it has no users (README "API keys").
  */
 import { settingView } from "../cache/setting-body.ts";
 import type { UsagePeriods } from "../accounting/usage-periods.ts";
@@ -12,9 +12,11 @@ import { roundUsd } from "../accounting/money.ts";
 export interface KeySpending {
   pendingUsage: number;
   periods: UsagePeriods;
+  /** What BYOK credentials paid for the key's requests (list price): lifetime and per period; absent = 0. */
+  byok?: UsagePeriods & { total: number };
 }
 
-/** No BYOK in a self-hosted gateway: every upstream call is paid with the operator's provider keys. */
+/** A key no BYOK credential ever paid for. */
 export const NO_BYOK_USAGE = Object.freeze({ byok_usage: 0, byok_usage_daily: 0, byok_usage_weekly: 0, byok_usage_monthly: 0 });
 
 export function keyView(record: ApiKeyRecord, spending: KeySpending): Record<string, unknown> {
@@ -37,7 +39,14 @@ export function keyView(record: ApiKeyRecord, spending: KeySpending): Record<str
     usage_daily: roundUsd(spending.periods.daily),
     usage_weekly: roundUsd(spending.periods.weekly),
     usage_monthly: roundUsd(spending.periods.monthly),
-    ...NO_BYOK_USAGE,
+    ...(spending.byok
+      ? {
+          byok_usage: roundUsd(spending.byok.total),
+          byok_usage_daily: roundUsd(spending.byok.daily),
+          byok_usage_weekly: roundUsd(spending.byok.weekly),
+          byok_usage_monthly: roundUsd(spending.byok.monthly),
+        }
+      : NO_BYOK_USAGE),
     created_at: new Date(record.createdAt).toISOString(),
     updated_at: new Date(record.updatedAt).toISOString(),
     expires_at: record.expiresAt === null ? null : new Date(record.expiresAt).toISOString(),

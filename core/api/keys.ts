@@ -23,7 +23,7 @@ const Limit = t.Union([t.Number({ minimum: 0 }), t.Null()]);
 /** Per-key rate limit (README "Routing and limits"); null restores the config default. */
 const RateLimit = t.Union([RateLimitSchema, t.Null()]);
 
-/** Reference b9: stored and returned; the gateway has no BYOK, so it changes no limit (README "API keys"). */
+/** Reference b9: whether what BYOK credentials paid counts against the key's limit (README "Bring your own keys"). */
 const IncludeByok = t.Boolean();
 
 /** The key's strict-mode default (README "Strict mode"); null (on update) gives it back to the config's. */
@@ -31,6 +31,10 @@ const Strict = t.Boolean();
 
 const CreateKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 256 }),
+  /** The workspace the key belongs to (README "Workspaces"); default the caller's. Only the operator names another. */
+  workspace_id: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  /** A management key of that workspace (only the operator makes one). */
+  is_management_key: t.Optional(t.Boolean()),
   limit: t.Optional(Limit),
   limit_reset: t.Optional(LimitReset),
   expires_at: t.Optional(t.Union([t.String(), t.Null()])),
@@ -64,20 +68,26 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
     ...(await limitFields(deps.credits, record)),
   });
 
-  /** A key of the caller's workspace with its spending, or 404 (another workspace's key reads as a missing one). */
+  /**
+   * A key of the caller's workspace with its spending, or 404: another workspace's key reads as a missing one, and so
+   * does an operator's key to a workspace's own management key (README "Workspaces").
+   */
   const ownKey = async (principal: Principal, hash: string) => {
     const row = await readOneWithSpending(deps, hash);
-    if (!row || row.record.workspaceId !== principal.workspaceId) throw errors.notFound("API key not found");
+    if (!row || !visibleTo(principal, row.record)) throw errors.notFound("API key not found");
     return row;
   };
 
   return new Elysia({ name: "routes:keys" })
-    .use(managementOnly(auth))
+    .use(managementOnly(auth, deps.store.workspaces))
     .guard({ management: true })
     .post(
       "/keys",
       async ({ body, principal }) => {
         checkStorableText(body.name, "name");
+        if (body.is_management_key && !principal.isOperator) {
+          throw errors.forbidden("Only the operator's management keys can create management keys; a workspace's management key creates inference keys");
+        }
         const expiresAt = parseExpiry(body.expires_at, deps.clock.now());
         const secret = newSecret();
         const record = await deps.store.keys.create({
@@ -85,7 +95,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
           workspaceId: principal.workspaceId,
           name: body.name,
           label: labelOf(secret),
-          isManagement: false,
+          isManagement: body.is_management_key === true,
           limit: body.limit ?? null,
           limitReset: body.limit_reset ?? null,
           expiresAt,
@@ -108,7 +118,7 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
             includeDisabled: query.include_disabled === "true",
           }),
         );
-        return { data: await Promise.all(rows.map(view)) };
+        return { data: await Promise.all(rows.filter((row) => visibleTo(principal, row.record)).map(view)) };
       },
       { query: ListQuery, detail: { summary: "List API keys", tags: ["keys"] } },
     )
@@ -147,6 +157,14 @@ export function keyRoutes(deps: Deps, auth: Authenticator) {
       },
       { detail: { summary: "Delete an API key", tags: ["keys"] } },
     );
+}
+
+/**
+ * Whether the caller sees a key: one of the workspace it acts in (the operator names another with `?workspace_id=`),
+ * and never an operator's key when the caller is a workspace's own manager.
+ */
+function visibleTo(principal: Principal, record: ApiKeyRecord): boolean {
+  return record.workspaceId === principal.workspaceId && (principal.isOperator || record.isOperator !== true);
 }
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))?$/;

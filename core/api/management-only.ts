@@ -1,6 +1,6 @@
 /**
  * The management-only guard of the management routes (keys, presets, containers, guardrails, beta admissions, usage,
- * generations), as one Elysia macro: a route group `.use(managementOnly(auth))` then `.guard({ management: true })`,
+ * generations), as one Elysia macro: a route group `.use(managementOnly(auth, deps.store.workspaces))` then `.guard({ management: true })`,
  * and every route after that is refused to a request without a key (401) or with an inference key (403), and has the
  * caller as `principal`.
  *
@@ -10,15 +10,25 @@
  */
 import { Elysia } from "elysia";
 import { requireManagement, type Authenticator } from "../auth/authenticate.ts";
+import { actingIn, namedWorkspace } from "../auth/workspace-scope.ts";
+import type { WorkspaceRepo } from "../store/types/workspaces.ts";
 
-export function managementOnly(auth: Authenticator) {
+/**
+ * `principal` is the caller acting in the workspace the request names (`workspace_id` in the body or the query), which
+ * only the operator's keys may name (core/auth/workspace-scope.ts).
+ */
+export function managementOnly(auth: Authenticator, workspaces: Pick<WorkspaceRepo, "get">) {
   // Unnamed: Elysia skips a second plugin of the same name, and each gateway (tests start several) has its own `auth`.
   return new Elysia().macro({
     management: {
-      async transform({ request }) {
+      async transform({ request, query }) {
         requireManagement(await auth.authenticate(request.headers));
+        // Every management route takes `?workspace_id=`; read from the URL by `resolve`, not by each route's schema.
+        if (query && "workspace_id" in query) delete (query as Record<string, unknown>).workspace_id;
       },
-      resolve: async ({ request }) => ({ principal: await auth.authenticate(request.headers) }),
+      resolve: async ({ request, body }) => ({
+        principal: await actingIn(await auth.authenticate(request.headers), namedWorkspace(request.url, body), workspaces),
+      }),
     },
   });
 }

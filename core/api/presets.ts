@@ -45,7 +45,7 @@ export function presetRoutes(deps: Deps, auth: Authenticator) {
     limit: integerParam("limit", query.limit, { min: 1, max: MAX_PAGE, fallback: MAX_PAGE }),
   });
 
-  const routes = new Elysia({ name: "routes:presets" }).use(managementOnly(auth)).guard({ management: true });
+  const routes = new Elysia({ name: "routes:presets" }).use(managementOnly(auth, deps.store.workspaces)).guard({ management: true });
 
   for (const { path, format, summary } of CREATE_FROM) {
     // The body is validated by us, not by Elysia (core/http/body-check.ts says why).

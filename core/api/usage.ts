@@ -22,7 +22,7 @@ const UsageQuery = t.Object({
 
 export function usageRoutes(deps: Deps, auth: Authenticator) {
   return new Elysia({ name: "routes:usage" })
-    .use(managementOnly(auth))
+    .use(managementOnly(auth, deps.store.workspaces))
     .guard({ management: true })
     .get(
       "/usage",

@@ -27,7 +27,7 @@ export function createAuthenticator(deps: Pick<Deps, "config" | "keyCache" | "cl
       if (!secret) throw errors.unauthenticated("Missing authentication header");
       const hash = hashSecret(secret);
       if (adminHash && sameHash(hash, adminHash)) {
-        return { keyHash: adminHash, name: "GATEWAY_ADMIN_KEY", workspaceId: defaultWorkspaceId, isManagement: true, record: undefined };
+        return { keyHash: adminHash, name: "GATEWAY_ADMIN_KEY", workspaceId: defaultWorkspaceId, isManagement: true, isOperator: true, record: undefined };
       }
       const record = await deps.keyCache.get(hash);
       if (!record || !sameHash(hash, record.hash)) throw new GatewayError("authentication", "Invalid API key");
@@ -35,7 +35,7 @@ export function createAuthenticator(deps: Pick<Deps, "config" | "keyCache" | "cl
       if (record.expiresAt !== null && record.expiresAt <= deps.clock.now()) {
         throw new GatewayError("authentication", "API key has expired");
       }
-      return { keyHash: record.hash, name: record.name, workspaceId: record.workspaceId, isManagement: record.isManagement, record };
+      return { keyHash: record.hash, name: record.name, workspaceId: record.workspaceId, isManagement: record.isManagement, isOperator: record.isOperator === true, record };
     },
   };
 }

@@ -6,6 +6,8 @@ export interface Principal {
   name: string;
   workspaceId: string;
   isManagement: boolean;
+  /** The operator's management key (every workspace), as against a workspace's own (README "Workspaces"). */
+  isOperator: boolean;
   /** The stored record (undefined for the env admin key, which lives only in configuration). */
   record: ApiKeyRecord | undefined;
 }

@@ -32,7 +32,7 @@ export type RunOutcome = ItemEnding | { status: "aborted" } | { status: "unavail
 export async function batchPrincipal(deps: Pick<Deps, "keyCache" | "clock">, batch: BatchRecord): Promise<Principal | undefined> {
   const record = await deps.keyCache.get(batch.keyHash);
   if (!record || record.disabled || (record.expiresAt !== null && record.expiresAt <= deps.clock.now())) return undefined;
-  return { keyHash: record.hash, name: record.name, workspaceId: record.workspaceId, isManagement: record.isManagement, record };
+  return { keyHash: record.hash, name: record.name, workspaceId: record.workspaceId, isManagement: record.isManagement, isOperator: record.isOperator === true, record };
 }
 
 /**

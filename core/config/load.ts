@@ -69,6 +69,7 @@ export function buildConfig(file: ConfigFile, env: Env, configDir: string): Gate
     storeWaitMs: parseSeconds(env.STORE_WAIT_SECONDS, "STORE_WAIT_SECONDS", DEFAULT_STORE_WAIT_SECONDS) * 1000,
     logLevel: env.LOG_LEVEL || "info",
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
+    ...(env.GATEWAY_SECRET_KEY ? { secretKey: parseSecretKey(env.GATEWAY_SECRET_KEY) } : {}),
     bodyLimitBytes: server.body_limit_bytes,
     idleTimeoutSeconds: server.idle_timeout_seconds,
     keepAliveMs: server.keep_alive_ms,
@@ -270,6 +271,12 @@ function parseSeconds(raw: string | undefined, name: string, fallback: number): 
   const seconds = /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isFinite(seconds)) throw new ConfigError(`${name}: not a number of seconds: ${raw}`);
   return seconds;
+}
+
+/** GATEWAY_SECRET_KEY: 32 bytes as 64 hex characters (README "Bring your own keys"); never echoed in an error. */
+function parseSecretKey(raw: string): string {
+  if (!/^[0-9a-fA-F]{64}$/.test(raw.trim())) throw new ConfigError("GATEWAY_SECRET_KEY: must be 32 bytes as 64 hexadecimal characters");
+  return raw.trim().toLowerCase();
 }
 
 function parsePort(raw: string | undefined): number {

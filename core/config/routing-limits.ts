@@ -53,6 +53,8 @@ export const LimitsFileSchema = Type.Object(
     rate_limit: Type.Optional(RateLimitSchema),
     default_max_output_tokens: Ms(4_096),
     reservation_ttl_ms: Ms(900_000),
+    /** A fee on each request a workspace's own provider key paid (README "Bring your own keys"), percent of its cost. */
+    byok_fee_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   },
   { additionalProperties: false },
 );
@@ -102,6 +104,8 @@ export interface LimitsConfig {
   defaultMaxOutputTokens: number;
   /** A credit reservation left by a crashed request expires after this long. */
   reservationTtlMs: number;
+  /** Percent of a BYOK-paid turn's cost billed as a charge (0: none). */
+  byokFeePercent: number;
 }
 
 /** The `routing` section with defaults filled in. */
@@ -130,6 +134,7 @@ export function toLimitsConfig(section: Static<typeof LimitsFileSchema> | undefi
     rateLimit: l.rate_limit ? toRateLimitSetting(l.rate_limit) : null,
     defaultMaxOutputTokens: l.default_max_output_tokens,
     reservationTtlMs: l.reservation_ttl_ms,
+    byokFeePercent: l.byok_fee_percent ?? 0,
   };
 }
 

@@ -164,6 +164,8 @@ export interface GatewayConfig {
   storeWaitMs?: number;
   logLevel: string;
   adminKey: string | undefined;
+  /** GATEWAY_SECRET_KEY (64 hex characters): encrypts BYOK provider keys at rest; absent, `POST /byok` is refused. */
+  secretKey?: string | undefined;
   /** Request bodies above this many bytes get 413. */
   bodyLimitBytes: number;
   /** Seconds an idle connection is kept (Bun's default of 10 s would cut slow streams). */

@@ -38,7 +38,7 @@ export function serviceMetadataOf(ctx: RequestContext): Record<string, unknown> 
     attempt,
     endpoints,
     generation_time: ctx.deps.clock.now() - ctx.startedAt,
-    is_byok: false,
+    is_byok: ctx.byokServed === true,
     region: "local",
     requested,
     strategy,

@@ -22,6 +22,8 @@ export interface Cost {
   output: number;
   /** What the upstream itself charged, when it says so (null otherwise). */
   upstream: number | null;
+  /** USD a workspace's own provider key paid for it at list price (README "Bring your own keys"); not in `total`. */
+  byok?: number;
 }
 
 export function emptyUsage(): Usage {

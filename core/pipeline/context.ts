@@ -2,6 +2,7 @@
 import type { Bill } from "../accounting/bill.ts";
 import type { CacheReport, CacheSetting } from "../cache/setting.ts";
 import type { Principal } from "../auth/principal.ts";
+import type { ByokEntry } from "../byok/credentials.ts";
 import type { Deps } from "../deps.ts";
 import type { WireFormat } from "../formats/format.ts";
 import type { CanonicalRequest } from "../model/request.ts";
@@ -71,6 +72,10 @@ export interface RequestContext {
   attempts: Attempt[];
   /** The endpoint that served the latest turn. */
   served: Endpoint | undefined;
+  /** The BYOK credentials of the request's workspace and key (README "Bring your own keys"), set by the limits stage. */
+  byok?: readonly ByokEntry[];
+  /** Whether such a credential paid for the latest turn. */
+  byokServed?: boolean;
   /**
    * The request's money, all of it (core/accounting/bill.ts): its credit holds, what its turns, plugins and tools
    * spent, its ending. Opened by the limits stage, closed by accounting; everything else calls its methods.

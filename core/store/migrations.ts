@@ -2,7 +2,7 @@
  * The schema, as a static migration map (ARCHITECTURE §5): the binary is built with `bun build --compile`, so
  * migrations live in code, never in a scanned directory. Append new entries; never edit an applied one.
  */
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { Migrator, type Migration, type MigrationProvider } from "kysely/migration";
 import type { Logger } from "pino";
 import type { StoreDialect } from "./schema.ts";
@@ -335,6 +335,70 @@ function keyCache(): Migration {
   };
 }
 
+/**
+ * Several workspaces (README "Workspaces"): a workspace gains a unique slug, a description, an update time and its
+ * settings (JSON text: allowed models and providers, plugin defaults, rate limit, generation retention); its spending
+ * budgets, one per interval; and a key gains `is_operator`, the operator's management keys (every workspace) as
+ * against a workspace's own. Management keys made before this migration were the operator's.
+ */
+function workspaces(types: ColumnTypes): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable("workspaces").addColumn("slug", "text").execute();
+      await db.schema.alterTable("workspaces").addColumn("description", "text").execute();
+      await db.schema.alterTable("workspaces").addColumn("updated_at", "bigint").execute();
+      await db.schema.alterTable("workspaces").addColumn("settings", "text").execute();
+      await db.schema.alterTable("workspaces").addColumn("include_byok_in_budgets", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.updateTable("workspaces").set({ slug: sql`id` }).execute();
+      await db.updateTable("workspaces").set({ slug: "default" }).where("id", "=", "00000000-0000-4000-8000-000000000001").execute();
+      await db.schema.createIndex("workspaces_slug_unique").on("workspaces").column("slug").unique().execute();
+
+      await db.schema
+        .createTable("workspace_budgets")
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("interval", "text", (c) => c.notNull())
+        .addColumn("limit_usd", types.money, (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("workspace_budgets_pk", ["workspace_id", "interval"])
+        .execute();
+
+      await db.schema.alterTable("api_keys").addColumn("is_operator", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.updateTable("api_keys").set({ is_operator: sql`is_management` }).execute();
+    },
+  };
+}
+
+/**
+ * Bring your own keys (README "Bring your own keys"): provider credentials of a workspace or of one key, encrypted
+ * (AES-256-GCM; only the last four characters are kept in clear, for display); and each generation records whether a
+ * BYOK credential paid for it and what the provider's own price for that was.
+ */
+function byok(types: ColumnTypes): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable("byok_credentials")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("workspace_id", "text", (c) => c.notNull())
+        .addColumn("key_hash", "text")
+        .addColumn("provider", "text", (c) => c.notNull())
+        .addColumn("name", "text")
+        .addColumn("secret", "text", (c) => c.notNull())
+        .addColumn("last4", "text", (c) => c.notNull())
+        .addColumn("byok_only", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("disabled", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("allowed_models", "text")
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("byok_credentials_workspace_idx").on("byok_credentials").columns(["workspace_id", "created_at"]).execute();
+      await db.schema.alterTable("generations").addColumn("is_byok", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("generations").addColumn("byok_cost_usd", types.money, (c) => c.notNull().defaultTo(0)).execute();
+    },
+  };
+}
+
 /** Every migration, by name; names sort in application order. */
 export function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   const types = columnTypes(dialect);
@@ -348,6 +412,8 @@ export function storeMigrations(dialect: StoreDialect): Record<string, Migration
     "0007_idempotency_replies": idempotencyReplies(),
     "0008_key_strict": keyStrict(),
     "0009_key_cache": keyCache(),
+    "0010_workspaces": workspaces(types),
+    "0011_byok": byok(types),
   };
 }
 

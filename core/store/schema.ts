@@ -10,11 +10,26 @@ export type BigintColumn = ColumnType<number | string, number, number>;
 /** A nullable bigint column. */
 export type NullableBigintColumn = ColumnType<number | string | null, number | null, number | null>;
 
-/** `workspaces`. */
+/** `workspaces` (slug, description, updated_at, settings and include_byok_in_budgets: migration 0010). */
 export interface WorkspacesTable {
   id: string;
   name: string;
   created_at: BigintColumn;
+  slug: string | null;
+  description: string | null;
+  updated_at: NullableBigintColumn;
+  /** JSON text of the workspace's settings; null = none. */
+  settings: string | null;
+  include_byok_in_budgets: Generated<number>;
+}
+
+/** `workspace_budgets` (migration 0010): one spending budget per workspace and interval. */
+export interface WorkspaceBudgetsTable {
+  workspace_id: string;
+  interval: string;
+  limit_usd: number;
+  created_at: BigintColumn;
+  updated_at: BigintColumn;
 }
 
 /** `api_keys`: the secret is never stored, only its SHA-256. */
@@ -35,13 +50,15 @@ export interface ApiKeysTable {
   rate_limit_requests: number | null;
   rate_limit_tokens: number | null;
   rate_limit_interval_s: number | null;
-  /** Migration 0004: 0/1, stored and returned (no BYOK in the gateway, so it changes no limit). */
+  /** Migration 0004: 0/1, whether BYOK spending counts against the key's limit (README "Bring your own keys"). */
   include_byok_in_limit: Generated<number>;
   /** Migration 0008: the key's strict-mode default, 0/1; null = the config's. */
   strict: Generated<number | null>;
   /** Migration 0009: the key's response-cache setting (README "Response cache"): 0/1 and its TTL; null = unset. */
   cache_enabled: Generated<number | null>;
   cache_ttl_seconds: Generated<number | null>;
+  /** Migration 0010: 0/1, an operator's management key (every workspace). */
+  is_operator: Generated<number>;
 }
 
 /** `generations`: one billed inference request. Counters are 32-bit integers: one request never nears 2^31. */
@@ -68,6 +85,25 @@ export interface GenerationsTable {
   created_at: BigintColumn;
   /** JSON text: attempts, pipeline entries and warnings (migration 0005). */
   details: string | null;
+  /** Migration 0011: 0/1, a workspace's own provider key paid the upstream; and the provider's price of that. */
+  is_byok: Generated<number>;
+  byok_cost_usd: Generated<number>;
+}
+
+/** `byok_credentials` (migration 0011): `secret` is AES-256-GCM ciphertext, never the key. */
+export interface ByokCredentialsTable {
+  id: string;
+  workspace_id: string;
+  key_hash: string | null;
+  provider: string;
+  name: string | null;
+  secret: string;
+  last4: string;
+  byok_only: number;
+  disabled: number;
+  allowed_models: string | null;
+  created_at: BigintColumn;
+  updated_at: BigintColumn;
 }
 
 /** `presets` (spec "Preset"): one row per slug and workspace; versions live in `preset_versions`. */
@@ -200,6 +236,8 @@ export interface IdempotencyRepliesTable {
 /** The whole database, for `Kysely<StoreDatabase>`. */
 export interface StoreDatabase {
   workspaces: WorkspacesTable;
+  workspace_budgets: WorkspaceBudgetsTable;
+  byok_credentials: ByokCredentialsTable;
   api_keys: ApiKeysTable;
   generations: GenerationsTable;
   presets: PresetsTable;

@@ -12,6 +12,7 @@ import { createAdmissionRepo } from "./repos/admissions.ts";
 import { createGuardrailRepo } from "./repos/guardrails.ts";
 import { createWorkspaceRepo } from "./repos/workspaces.ts";
 import { createIdempotencyRepo } from "./repos/idempotency.ts";
+import { createByokRepo } from "./repos/byok.ts";
 import type { StoreDatabase, StoreDialect } from "./schema.ts";
 import type { BunSqliteDialect } from "./sqlite-driver.ts";
 import type { Store } from "./types.ts";
@@ -41,6 +42,7 @@ export function createStore(
     guardrails: createGuardrailRepo(db, clock),
     admissions: createAdmissionRepo(db, clock),
     idempotency: createIdempotencyRepo(db),
+    byok: createByokRepo(db, clock),
     ping: (timeoutMs) => ping(db, timeoutMs),
     // Idempotent: shutdown paths may race to close the store.
     close: () =>

@@ -12,13 +12,15 @@ import type { AdmissionRepo } from "./types/admissions.ts";
 import type { GuardrailRepo } from "./types/guardrails.ts";
 import type { WorkspaceRepo } from "./types/workspaces.ts";
 import type { IdempotencyRepo } from "./types/idempotency.ts";
+import type { ByokRepo } from "./types/byok.ts";
 
 export type { BatchError, BatchItemRecord, BatchItemStatus, BatchPatch, BatchRecord, BatchRepo, BatchStatus, FailItems, ItemEnding, NewBatch } from "./types/batches.ts";
 export type { DailyUsage, GenerationQuery, GenerationRecord, GenerationRepo } from "./types/generations.ts";
 export type { ApiKeyRecord, KeyRateLimit, KeyRepo, LimitReset, NewApiKey } from "./types/keys.ts";
 export type { NewPresetVersion, PresetRecord, PresetRepo, PresetVersionRecord } from "./types/presets.ts";
-export type { Workspace, WorkspaceRepo } from "./types/workspaces.ts";
+export type { BudgetInterval, NewWorkspace, Workspace, WorkspaceBudget, WorkspacePatch, WorkspaceRepo, WorkspaceSettings } from "./types/workspaces.ts";
 export type { IdempotencyRepo, IdempotentReply } from "./types/idempotency.ts";
+export type { ByokPatch, ByokRecord, ByokRepo } from "./types/byok.ts";
 export type { AdmissionRecord, AdmissionRepo, AdmissionScope } from "./types/admissions.ts";
 export type { AppliedGuardrail, AssignmentRecord, AssignmentScope, BuiltinFilter, ContentFilter, GuardrailAction, GuardrailApplyTo, GuardrailPatch, GuardrailRecord, GuardrailRepo, NewGuardrail, ScanScope } from "./types/guardrails.ts";
 
@@ -35,6 +37,8 @@ export interface Store {
   admissions: AdmissionRepo;
   /** Finished replies of requests sent with an `Idempotency-Key` (issue 17 item 1). */
   idempotency: IdempotencyRepo;
+  /** Provider credentials of workspaces and keys, encrypted (README "Bring your own keys"). */
+  byok: ByokRepo;
   /** `sqlite` or `postgres`: some callers (tests, workers) need to know. */
   readonly dialect: "sqlite" | "postgres";
   /** Whether the database can be reached now; callers that can wait (batch worker, ledger) wait on it. */

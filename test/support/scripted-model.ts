@@ -15,12 +15,14 @@ export type ScriptedReply =
   | { status: number; message: string };
 
 /** Chooses the reply from the request body and how many requests came before it (0-based). */
-export type Script = (body: Record<string, unknown>, index: number) => ScriptedReply;
+export type Script = (body: Record<string, unknown>, index: number, headers: Headers) => ScriptedReply;
 
 export interface ScriptedModel {
   /** `http://127.0.0.1:PORT/v1` (a base URL for the `openai` adapter). */
   baseUrl: string;
   readonly bodies: Array<Record<string, unknown>>;
+  /** The `Authorization` header of each request, in order (null when absent). */
+  readonly authorizations: Array<string | null>;
   script: Script;
   /** Milliseconds to wait before answering (every reply). */
   delayMs: number;
@@ -31,6 +33,7 @@ export function startScriptedModel(script: Script): ScriptedModel {
   const model: ScriptedModel = {
     baseUrl: "",
     bodies: [],
+    authorizations: [],
     script,
     delayMs: 0,
     stop: () => server.stop(true),
@@ -42,8 +45,9 @@ export function startScriptedModel(script: Script): ScriptedModel {
       const body = (await req.json()) as Record<string, unknown>;
       const index = model.bodies.length;
       model.bodies.push(body);
+      model.authorizations.push(req.headers.get("authorization"));
       if (model.delayMs > 0) await Bun.sleep(model.delayMs);
-      const reply = model.script(body, index);
+      const reply = model.script(body, index, req.headers);
       if ("status" in reply) return Response.json({ error: { message: reply.message, type: "server_error" } }, { status: reply.status });
       return body.stream === true ? sse(reply, index) : Response.json(completion(reply, index));
     },

@@ -4,7 +4,8 @@
  * (`plugins.<id>.enabled: true`) or when it is on by default, unless the request says `{id, enabled: false}`. The
  * config's other keys are default options, overridden key by key by the request's entry. `locked: true` makes the
  * operator's setting final: a request entry that would change it is ignored with a warning. An unknown id, or
- * options the plugin's schema refuses, is a 400 naming the field.
+ * options the plugin's schema refuses, is a 400 naming the field. A workspace's plugin settings sit between the
+ * config and the request (README "Workspaces").
  */
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, ValueErrorType, type TypeCheck } from "@sinclair/typebox/compiler";
@@ -18,6 +19,7 @@ import type { RequestContext } from "../context.ts";
 import { decisionOf } from "../turn/decision.ts";
 import { routeTurn } from "../turn/route.ts";
 import { completeWithin, runToolWithin } from "./nested.ts";
+import { workspaceSettingsOf } from "../../workspaces/settings-service.ts";
 
 export interface ActivePlugin {
   readonly plugin: RegisteredPlugin;
@@ -53,8 +55,10 @@ export function resolvePlugins(ctx: RequestContext): ActivePlugin[] {
     requested.set(entry.id, { entry, index });
   });
   const active: ActivePlugin[] = [];
+  const workspacePlugins = ctx.principal ? workspaceSettingsOf(ctx.deps).peek(ctx.principal.workspaceId)?.settings.plugins : undefined;
   for (const plugin of ctx.deps.registry.orderedPlugins()) {
-    const setting = operatorSetting(ctx.deps.config.plugins[plugin.id]);
+    const configured = ctx.deps.config.plugins[plugin.id];
+    const setting = operatorSetting(workspacePlugins ? withWorkspaceEntry(configured, workspacePlugins.find((e) => e.id === plugin.id)) : configured);
     const named = requested.get(plugin.id);
     // A request whose model is the plugin's own model id (a router's `service/auto`) asks for it as if it named it,
     // unless the catalog has a model of that id (an operator's own `openrouter/auto`, say).
@@ -85,6 +89,17 @@ export function resolvePlugins(ctx: RequestContext): ActivePlugin[] {
     active.push({ plugin, options, contextFor: (request) => pluginContext(ctx, plugin, { options, explicit, state }, request) });
   }
   return active;
+}
+
+/**
+ * The config's entry with the workspace's entry for the same plugin over it (README "Workspaces"): its options
+ * override the config's key by key and its switches replace them, unless the config locked the plugin, which no
+ * workspace can change; a workspace's `locked` binds its own requests.
+ */
+function withWorkspaceEntry(configured: Record<string, unknown> | undefined, own: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!own || configured?.locked === true) return configured;
+  const { id: _id, ...entry } = own;
+  return { ...configured, ...entry };
 }
 
 function operatorSetting(entry: Record<string, unknown> | undefined): OperatorSetting {

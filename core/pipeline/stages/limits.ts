@@ -7,6 +7,8 @@
  * - Credits (keys with a `limit`): the worst case is reserved atomically (core/limits/credits.ts) and opens the
  *   request's bill (core/accounting/bill.ts) with it; exhausted → 402. When the kv is unreachable they fail CLOSED
  *   with 503: spending past a limit cannot be taken back.
+ * - The workspace's settings: allowed models and providers, disabled server tools, its rate limit and its budgets
+ *   (core/workspaces/apply.ts), held like the key's limit.
  * Accounting (inside this stage) closes the bill; an answer given before it ran (this stage's own refusals) closes
  * it here, and what nothing closed (a reply accounting never saw) lets go of its holds on the way out.
  */
@@ -19,6 +21,8 @@ import { creditsUnavailable, limitsErrorLog } from "../../limits/failures.ts";
 import { checkRateLimits } from "../../limits/rate-limit.ts";
 import { billTerms, turnSize } from "../../limits/turn-size.ts";
 import type { ApiKeyRecord } from "../../store/types.ts";
+import { applyWorkspace, workspaceStateOf } from "../../workspaces/apply.ts";
+import { countingByok } from "../../byok/holds.ts";
 import type { RequestContext } from "../context.ts";
 import type { Outcome } from "../outcome.ts";
 import type { Stage } from "../stage.ts";
@@ -54,6 +58,11 @@ async function limited(ctx: RequestContext, next: () => Promise<Outcome>): Promi
     await enforceRateLimits(ctx, record.hash, rateLimit, promptTokenEstimate(size) + (ctx.request.maxTokens ?? 0));
   }
   if (record.limit !== null) await reserveCredits(ctx, { ...record, limit: record.limit }, size ?? promptSize(ctx.request));
+  // The workspace's own settings and budgets (README "Workspaces"): a cached look-up when it has none.
+  const pending = workspaceStateOf(ctx);
+  const workspace = pending instanceof Promise ? await pending : pending;
+  if (workspace.byok.length > 0) ctx.byok = workspace.byok;
+  if (workspace.active) await applyWorkspace(ctx, workspace);
   return next();
 }
 
@@ -82,7 +91,7 @@ async function reserveCredits(ctx: RequestContext, record: ApiKeyRecord & { limi
     throw creditsUnavailable();
   }
   if (result.granted) {
-    ctx.bill.open(billTerms(ctx.deps, record, ctx.request), [result.hold]);
+    ctx.bill.open(billTerms(ctx.deps, record, ctx.request), [countingByok(result.hold, record.includeByokInLimit, ctx.bill)]);
     return;
   }
   const affordable = size.completionPrice > 0 ? Math.max(0, Math.floor((result.remaining - size.fixedCost) / size.completionPrice)) : 0;

@@ -11,7 +11,8 @@
  * the client waits (issue 16 item 12).
  */
 import { routingOf, type RoutingConfig } from "../../config/routing-limits.ts";
-import { isGatewayError, toGatewayError } from "../../errors.ts";
+import { GatewayError, isGatewayError, toGatewayError } from "../../errors.ts";
+import { byokEndpoint, byokOf, credentialFor } from "../../byok/credentials.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { Warning } from "../../model/warnings.ts";
 import type { CanonicalResponse } from "../../model/response.ts";
@@ -20,7 +21,7 @@ import type { Endpoint } from "../../routing/catalog.ts";
 import { profileOf } from "../../routing/profile.ts";
 import { pinProvider } from "../../routing/sticky.ts";
 import type { EventStream } from "../../model/events.ts";
-import type { RequestContext, RouteState } from "../context.ts";
+import type { Attempt, RequestContext, RouteState } from "../context.ts";
 import { responseOutcome, streamOutcome, type Outcome } from "../outcome.ts";
 import { attemptOnce, type AttemptOutcome } from "./attempt.ts";
 import { attemptAnswered, attemptFailed, beginAttempt, reportEndpointFailure } from "./attempt-record.ts";
@@ -85,7 +86,21 @@ async function walk(ctx: RequestContext, turn: Walk): Promise<Outcome> {
     // Half-open: one request at a time probes it; the others try elsewhere while they can.
     if (state === "half-open" && !last && !(await health.acquireProbe(key, settings.firstByteTimeoutMs))) continue;
     const tier = route.tiers.get(endpoint);
-    const result = await tryEndpoint(ctx, turn.request, endpoint, tier, settings, failures, deadline);
+    // A workspace's (or key's) own provider key replaces the operator's on its provider (README "Bring your own keys").
+    const byok = ctx.byok ? byokFor(ctx, endpoint, failures) : undefined;
+    if (byok === "skip") continue;
+    let calling = byok ?? endpoint;
+    let result = await tryEndpoint(ctx, turn.request, calling, tier, settings, failures, deadline);
+    if (byok && typeof result === "string" && byokRefused(failures)) {
+      // The provider refused the workspace's key: that workspace's failure alone (never a breaker's), reported as
+      // such; the operator's key is tried instead only when the credential allows it.
+      const entry = byokOf(byok)!.entry;
+      failures[failures.length - 1]!.error = byokRefusal(endpoint, failures[failures.length - 1]!.error);
+      if (!entry.byokOnly) {
+        calling = endpoint;
+        result = await tryEndpoint(ctx, turn.request, endpoint, tier, settings, failures, deadline);
+      }
+    }
     if (result === "stop") break;
     if (result === "next") continue;
     // Spec "Messages request": fallback models are tried when the primary fails *or refuses*. A refusal known
@@ -99,11 +114,54 @@ async function walk(ctx: RequestContext, turn: Walk): Promise<Outcome> {
     }
     ctx.served = endpoint;
     ctx.log.provider = endpoint.provider.id;
+    const served = calling;
+    if (ctx.byok) ctx.byokServed = served !== endpoint;
     // The served attempt's warnings replace the shared list (same array, so a stream's later warnings show too).
     turn.request.warnings = result.warnings;
-    return hand(ctx, turn, endpoint, tier, result.outcome, result.upstreamBody);
+    return hand(ctx, turn, served, tier, result.outcome, result.upstreamBody);
   }
   throw finalError(failures, ctx.signal.aborted);
+}
+
+/**
+ * The BYOK endpoint for `endpoint` when the request's workspace or key has a credential for its provider; "skip" when
+ * it has one that cannot be used (undecryptable) and must not fall back to the operator's (the failure is recorded).
+ */
+function byokFor(ctx: RequestContext, endpoint: Endpoint, failures: Failure[]): Endpoint | "skip" | undefined {
+  const entry = credentialFor(ctx.byok!, ctx.principal!.keyHash, endpoint);
+  if (!entry) return undefined;
+  if (entry.secret !== undefined) return byokEndpoint(endpoint, entry as typeof entry & { secret: string });
+  if (!entry.byokOnly) return undefined;
+  const now = ctx.deps.clock.now();
+  const error = new GatewayError("authentication", `This workspace's provider key for ${endpoint.provider.id} cannot be read: GATEWAY_SECRET_KEY is not the key it was stored with`, {
+    status: 401,
+    metadata: { provider: endpoint.provider.id, byok: true },
+  });
+  const attempt: Attempt = { model: endpoint.model.id, providerId: endpoint.provider.id, startedAt: now, endedAt: now, status: 401, errorType: "authentication" };
+  ctx.attempts.push(attempt);
+  failures.push({ attempt, error });
+  return "skip";
+}
+
+/** Whether the last failure is the provider refusing the credential (401 or 403). */
+function byokRefused(failures: readonly Failure[]): boolean {
+  const last = failures[failures.length - 1];
+  return last !== undefined && credentialRefused(last.error);
+}
+
+/** The upstream answered 401 or 403: the credential it was sent was refused. */
+function credentialRefused(error: GatewayError): boolean {
+  const status = error.metadata?.provider_status;
+  return status === 401 || status === 403;
+}
+
+/** The refusal as the client reads it: the workspace's own key was refused, not the client's gateway key. */
+function byokRefusal(endpoint: Endpoint, upstream: GatewayError): GatewayError {
+  const status = upstream.metadata?.provider_status;
+  return new GatewayError("permission_denied", `The provider ${endpoint.provider.id} refused this workspace's own provider key (BYOK, HTTP ${String(status)}): update it with PATCH /byok/{id}`, {
+    status: 403,
+    metadata: { provider: endpoint.provider.id, byok: true, provider_code: status },
+  });
 }
 
 /** Resolves undefined after `ms` (or when the client goes away): the keep-alive commit point of a stream. */
@@ -161,6 +219,8 @@ async function tryEndpoint(
       const error = toGatewayError(thrown);
       attemptFailed(ctx, attempt, error);
       failures.push({ attempt, error });
+      // A workspace's own provider key refused: its failure alone, never the endpoint's health (the walk decides).
+      if (ctx.byok && credentialRefused(error) && byokOf(endpoint)) return "next";
       if (ctx.signal.aborted || !isGatewayError(thrown) || !error.retryable) return "stop";
       // The wait for a time-out is not retry time: the next endpoint must still get its chance.
       if (error.type === "timeout") deadline.at += attempt.endedAt! - attempt.startedAt;

@@ -9,6 +9,9 @@
  * never above `max_tokens` — rather than recorded as zero.
  */
 import { costOf } from "../../accounting/pricing.ts";
+import { roundUsd } from "../../accounting/money.ts";
+import { byokOf } from "../../byok/credentials.ts";
+import { limitsOf } from "../../config/routing-limits.ts";
 import { toGatewayError } from "../../errors.ts";
 import type { StreamEvent } from "../../model/events.ts";
 import type { CanonicalResponse, FinishReason } from "../../model/response.ts";
@@ -19,9 +22,19 @@ import type { CanonicalRequest } from "../../model/request.ts";
 import type { RequestContext } from "../context.ts";
 import type { StreamObserver, StreamOutcome } from "../outcome.ts";
 
-export function priceFor(endpoint: Endpoint, usage: Usage, finish: FinishReason): Cost {
-  return costOf(usage, endpoint.model.pricing, finish === "error");
+/**
+ * What a turn costs the request. Served with a workspace's own provider key (README "Bring your own keys"), the
+ * provider bills that key: the request pays only the BYOK fee (`limits.byok_fee_percent` of the list price), and the
+ * list price is kept as `byok` (the key's `byok_usage`) and `upstream`.
+ */
+export function priceFor(endpoint: Endpoint, usage: Usage, finish: FinishReason, byokFeePercent = 0): Cost {
+  const cost = costOf(usage, endpoint.model.pricing, finish === "error");
+  if (!byokOf(endpoint)) return cost;
+  const fee = byokFeePercent / 100;
+  return { total: roundUsd(cost.total * fee), input: roundUsd(cost.input * fee), output: roundUsd(cost.output * fee), upstream: cost.total, byok: cost.total };
 }
+
+const feeOf = (ctx: RequestContext) => limitsOf(ctx.deps.config).byokFeePercent;
 
 /**
  * The usage with the images the reply carried counted in `output.images` (what the per-image price applies to).
@@ -36,7 +49,7 @@ export function withImageCount(usage: Usage, images: number): Usage {
 /** Prices a whole response and adds it to the request's bill. */
 export function meterResponse(ctx: RequestContext, endpoint: Endpoint, response: CanonicalResponse): void {
   response.usage = withImageCount(response.usage, response.parts.filter((part) => part.type === "image").length);
-  const cost = priceFor(endpoint, response.usage, response.finish.reason);
+  const cost = priceFor(endpoint, response.usage, response.finish.reason, feeOf(ctx));
   response.cost = cost;
   const error = response.error;
   ctx.bill.turnEnded(response.usage, cost, response.finish.raw ?? response.finish.reason, error?.status ?? 200, error?.type);
@@ -92,7 +105,7 @@ class StreamMeter implements StreamObserver {
         this.usage = event.usage;
         this.reported = true;
         const usage = withImageCount(event.usage, this.images);
-        return { ...event, usage, cost: priceFor(this.endpoint, usage, this.finish ?? "stop") };
+        return { ...event, usage, cost: priceFor(this.endpoint, usage, this.finish ?? "stop", feeOf(this.ctx)) };
       }
       case "finish":
         this.finish = event.finish.reason;
@@ -116,7 +129,7 @@ class StreamMeter implements StreamObserver {
     // A usage reported early (the prompt only, before the first token) and no final one: the output is estimated.
     const final = this.reported && (this.usage.output.total > 0 || this.outputChars === 0);
     const usage = withImageCount(final ? this.usage : this.estimate(), this.images);
-    const cost = priceFor(this.endpoint, usage, this.finish ?? "error");
+    const cost = priceFor(this.endpoint, usage, this.finish ?? "error", feeOf(this.ctx));
     this.ctx.bill.turnEnded(usage, cost, this.rawFinish ?? "aborted", this.status, this.errorType);
     this.ctx.deps.observer?.turn(this.ctx, this.endpoint, usage, cost, this.finish ?? "error");
   }

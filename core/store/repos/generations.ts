@@ -36,6 +36,8 @@ const COLUMNS = [
   "first_token_ms",
   "created_at",
   "details",
+  "is_byok",
+  "byok_cost_usd",
 ] as const satisfies ReadonlyArray<keyof GenerationsTable>;
 
 /** Same statement as the batched kysely INSERT, one row at a time: prepared once, cached by bun:sqlite. */
@@ -100,6 +102,17 @@ export function createGenerationRepo(db: Kysely<StoreDatabase>, sqlite?: SqliteR
     list: (workspaceId, query) => listGenerations(db, workspaceId, query).then((rows) => rows.map(toRecord)),
 
     usageByDay: (workspaceId, range) => usageByDay(db, workspaceId, range),
+
+    async byokCostSince(keyHash, since) {
+      const row = await db
+        .selectFrom("generations")
+        .select((eb) => eb.fn.sum<number | string | null>("byok_cost_usd").as("total"))
+        .where("key_hash", "=", keyHash)
+        .where("is_byok", "=", 1)
+        .where("created_at", ">=", Math.floor(since))
+        .executeTakeFirst();
+      return row?.total == null ? 0 : toNumber(row.total);
+    },
 
     async costSince(keyHash, since) {
       const row = await db
@@ -205,6 +218,8 @@ function toRow(r: GenerationRecord): Insertable<GenerationsTable> {
     first_token_ms: r.firstTokenMs === null ? null : Math.round(r.firstTokenMs),
     created_at: Math.round(r.createdAt),
     details: r.details ?? null,
+    is_byok: fromBool(r.isByok ?? false),
+    byok_cost_usd: r.byokCost ?? 0,
   };
 }
 
@@ -232,5 +247,6 @@ function toRecord(row: Selectable<GenerationsTable>): GenerationRecord {
     createdAt: toNumber(row.created_at),
     // Absent rather than null when none was kept (records written before migration 0005, or hand-built ones).
     ...(row.details !== null && row.details !== undefined ? { details: row.details } : {}),
+    ...(toBool(row.is_byok ?? 0) ? { isByok: true, byokCost: toNumber(row.byok_cost_usd ?? 0) } : {}),
   };
 }

@@ -29,6 +29,7 @@ export function createKeyRepo(db: Kysely<StoreDatabase>, clock: StoreClock, logg
           name: key.name,
           label: key.label,
           is_management: fromBool(key.isManagement),
+          is_operator: fromBool(key.isManagement && (key.isOperator ?? false)),
           disabled: 0,
           limit_usd: key.limit,
           limit_reset: key.limitReset,
@@ -83,6 +84,28 @@ export function createKeyRepo(db: Kysely<StoreDatabase>, clock: StoreClock, logg
         .select((eb) => eb.fn.countAll<number | string>().as("n"))
         .executeTakeFirstOrThrow();
       return toNumber(row.n);
+    },
+
+    async countLive(workspaceId, now) {
+      const row = await db
+        .selectFrom("api_keys")
+        .select((eb) => eb.fn.countAll<number | string>().as("n"))
+        .where("workspace_id", "=", workspaceId)
+        .where("disabled", "=", 0)
+        .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", Math.round(now))]))
+        .executeTakeFirstOrThrow();
+      return toNumber(row.n);
+    },
+
+    async disableWorkspace(workspaceId) {
+      const rows = await db
+        .updateTable("api_keys")
+        .set({ disabled: 1, updated_at: Math.round(clock.now()) })
+        .where("workspace_id", "=", workspaceId)
+        .where("disabled", "=", 0)
+        .returning("hash")
+        .execute();
+      return rows.map((r) => r.hash);
     },
 
     async addUsage(entries) {
@@ -171,6 +194,7 @@ function toKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     name: row.name,
     label: row.label,
     isManagement: toBool(row.is_management),
+    ...(toBool(row.is_operator ?? 0) ? { isOperator: true } : {}),
     disabled: toBool(row.disabled),
     limit: toNumberOrNull(row.limit_usd),
     limitReset: toLimitReset(row.limit_reset),

@@ -35,6 +35,10 @@ export interface GenerationRecord {
    * id with the record, so a budget window is re-seeded from the store like a key's. Not a column of its own.
    */
   guardrailBudgets?: readonly string[];
+  /** A workspace's (or key's) own provider key paid the upstream (README "Bring your own keys"); absent = false. */
+  isByok?: boolean;
+  /** What the provider charges the BYOK key for it, at the endpoint's prices (not billed by the gateway). */
+  byokCost?: number;
 }
 
 /** Filters of the generation log (`GET /generations`), newest first. */
@@ -73,6 +77,8 @@ export interface GenerationRepo {
   get(id: string, workspaceId: string): Promise<GenerationRecord | undefined>;
   /** USD a key was charged for generations created at or after `since` (Unix ms): seeds credit windows. */
   costSince(keyHash: string, since: number): Promise<number>;
+  /** USD BYOK credentials paid (list price) for the key's generations since `since` (README "Bring your own keys"). */
+  byokCostSince(keyHash: string, since: number): Promise<number>;
   /** A page of the workspace's generation log, newest first. */
   list(workspaceId: string, query: GenerationQuery): Promise<GenerationRecord[]>;
   /** Usage summed per UTC day and group over `[from, to)` (Unix ms). */

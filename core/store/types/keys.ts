@@ -11,6 +11,8 @@ export interface ApiKeyRecord {
   /** A non-secret hint shown in listings, e.g. `sk-gw-v1-abc...xyz`. */
   label: string;
   isManagement: boolean;
+  /** A management key of the operator (every workspace) rather than of its own workspace; absent reads as false. */
+  isOperator?: boolean;
   disabled: boolean;
   /** USD, null = unlimited. */
   limit: number | null;
@@ -23,7 +25,7 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
   /** The key's own rate limit; null or absent = the config default applies (issue 5). */
   rateLimit?: KeyRateLimit | null;
-  /** Reference b9 `include_byok_in_limit`; absent reads as false. Stored and returned: the gateway has no BYOK. */
+  /** Reference b9 `include_byok_in_limit`; absent reads as false. Whether BYOK spending counts against the limit. */
   includeByokInLimit?: boolean;
   /** Strict translation mode for this key's requests without an `X-Service-Strict` header; absent = the config's. */
   strict?: boolean;
@@ -45,6 +47,8 @@ export interface NewApiKey {
   name: string;
   label: string;
   isManagement: boolean;
+  /** The operator's management key (README "Workspaces"); default false. */
+  isOperator?: boolean;
   limit: number | null;
   limitReset: LimitReset | null;
   expiresAt: number | null;
@@ -68,6 +72,10 @@ export interface KeyRepo {
   /** Removes the key; true when it existed. */
   delete(hash: string): Promise<boolean>;
   count(): Promise<number>;
+  /** Keys of a workspace that are neither disabled nor expired at `now`. */
+  countLive(workspaceId: string, now: number): Promise<number>;
+  /** Disables every key of a workspace; the hashes it disabled (so caches can drop them). */
+  disableWorkspace(workspaceId: string): Promise<string[]>;
   /** Adds spent USD to several keys in one transaction (the usage ledger flushes through this). */
   addUsage(entries: ReadonlyArray<{ hash: string; amount: number }>): Promise<void>;
 }

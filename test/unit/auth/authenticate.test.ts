@@ -109,6 +109,7 @@ describe("authenticate", () => {
       name: "GATEWAY_ADMIN_KEY",
       workspaceId: "ws-default",
       isManagement: true,
+      isOperator: true,
       record: undefined,
     });
     expect(repo.lookups).toEqual([]);

@@ -44,6 +44,8 @@ export function fakeKeyRepo(records: ApiKeyRecord[] = []): FakeKeyRepo {
     update: () => Promise.reject(new Error("unused")),
     delete: () => Promise.reject(new Error("unused")),
     count: async () => rows.size,
+    countLive: () => Promise.reject(new Error("unused")),
+    disableWorkspace: () => Promise.reject(new Error("unused")),
     addUsage: () => Promise.reject(new Error("unused")),
   };
   return repo;

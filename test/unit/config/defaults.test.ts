@@ -36,7 +36,7 @@ const ROUTING = {
   stickyTtlMs: 3_600_000,
   stats: { samples: 100, syncIntervalMs: 5_000 },
 };
-const LIMITS = { rateLimit: null, defaultMaxOutputTokens: 4_096, reservationTtlMs: 900_000 };
+const LIMITS = { rateLimit: null, defaultMaxOutputTokens: 4_096, reservationTtlMs: 900_000, byokFeePercent: 0 };
 const EMBEDDINGS = { maxInputs: 2_048, maxInputTokens: 8_192 };
 const BATCHES = { worker: true, concurrency: 16, perBatchConcurrency: 4, discount: 0.5, pollIntervalMs: 1_000, leaseMs: 10_000, getRateLimitPerMinute: 600 };
 const SANDBOX = { backend: "just-bash" as const, dir: "./data/containers", maxBytes: 100 * MIB, maxFiles: 10_000, sweepIntervalMs: 60_000, workers: 4, listScanBound: 1_000, queueTimeoutMs: 30_000, allowFallback: false, bwrapPath: "bwrap", maxProcesses: 256, firstUid: 2_000_000_000 };

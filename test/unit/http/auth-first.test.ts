@@ -17,7 +17,7 @@ function counting(outcome: (headers: Headers) => Promise<Principal>) {
   return { auth, seen };
 }
 
-const principal: Principal = { keyHash: "abcdef0123456789", name: "k", workspaceId: "ws", isManagement: false, record: undefined };
+const principal: Principal = { keyHash: "abcdef0123456789", name: "k", workspaceId: "ws", isManagement: false, isOperator: false, record: undefined };
 
 describe("oncePerRequest", () => {
   test("the body parser and the route asking for the same request get one look-up and the same principal", async () => {

@@ -211,7 +211,7 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     fetch: fakeHelpers().fetch,
     serverFetch: fakeHelpers().fetch,
     // No guardrail applies to anyone in these tests (the guardrails stage reads this on every request).
-    store: { guardrails: { applying: async () => [] }, admissions: { admitted: async () => false } } as unknown as Deps["store"],
+    store: { guardrails: { applying: async () => [] }, admissions: { admitted: async () => false }, workspaces: { get: async () => undefined, budgets: async () => [] }, byok: { all: async () => [] } } as unknown as Deps["store"],
     logger: recordingLogger(),
     registry: new Registry(),
     catalog: new Catalog(),
@@ -235,6 +235,7 @@ export const inferencePrincipal: Principal = {
   name: "inference",
   workspaceId: "ws-1",
   isManagement: false,
+  isOperator: false,
   record: keyRecord("a".repeat(64), { name: "inference" }),
 };
 

@@ -17,7 +17,7 @@ describe("store migrations", () => {
     await migrateToLatest(db, "sqlite");
     const tables = await db.introspection.getTables();
     const byName = new Map(tables.map((t) => [t.name, t.columns.map((c) => `${c.name}:${c.dataType.toLowerCase()}`)]));
-    expect([...byName.keys()].sort()).toEqual(["api_keys", "batch_items", "batches", "beta_admissions", "generations", "guardrail_assignments", "guardrail_spend", "guardrails", "idempotency_replies", "preset_versions", "presets", "workspaces"]);
+    expect([...byName.keys()].sort()).toEqual(["api_keys", "batch_items", "batches", "beta_admissions", "byok_credentials", "generations", "guardrail_assignments", "guardrail_spend", "guardrails", "idempotency_replies", "preset_versions", "presets", "workspace_budgets", "workspaces"]);
     expect(byName.get("api_keys")).toEqual([
       "hash:text",
       "workspace_id:text",
@@ -38,6 +38,7 @@ describe("store migrations", () => {
       "strict:integer",
       "cache_enabled:integer",
       "cache_ttl_seconds:integer",
+      "is_operator:integer",
     ]);
     await db.destroy();
   });

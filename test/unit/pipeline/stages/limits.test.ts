@@ -27,7 +27,7 @@ import {
 
 const model = { ...modelConfig("acme/a", { prompt: 1e-6, completion: 1e-5 }), maxOutputTokens: 1000 };
 const unbounded = modelConfig("acme/u", { prompt: 1e-6, completion: 1e-5 });
-const store = { generations: { costSince: async () => 0 }, keys: { findByHash: async () => undefined } } as unknown as Store;
+const store = { generations: { costSince: async () => 0 }, keys: { findByHash: async () => undefined }, workspaces: { get: async () => undefined, budgets: async () => [] }, byok: { all: async () => [] } } as unknown as Store;
 
 function depsWith(kv: Kv, limits = DEFAULT_LIMITS): TestDeps {
   const catalog = new Catalog();
