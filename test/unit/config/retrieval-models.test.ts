@@ -11,7 +11,7 @@ test("the README's embeddings and rerank example: an embedding model split at 2,
   const readme = readFileSync(resolve(import.meta.dir, "../../../README.md"), "utf8");
   const section = readme.slice(readme.indexOf("## Embeddings and rerank"));
   const json = /```json\n([\s\S]*?)\n```/.exec(section)![1]!;
-  const config = buildConfig(validateConfigFile(JSON.parse(json)), { OPENAI_API_KEY: "k", COHERE_API_KEY: "c" }, "/cfg");
+  const config = buildConfig(validateConfigFile(JSON.parse(json)), { OPENAI_API_KEY: "k", COHERE_API_KEY: "c", VERTEX_ACCESS_TOKEN: "ya29.t" }, "/cfg");
   expect(config.embeddings).toEqual({ maxInputs: 2048, maxInputTokens: 8192 });
   const catalog = buildCatalog(config.providers, await buildRegistry(config));
   const embed = catalog.get("openai/text-embedding-3-small")!;
