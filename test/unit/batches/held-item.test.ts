@@ -55,7 +55,7 @@ function held() {
   const record = keyRecord(inferencePrincipal.keyHash);
   const deps = testDeps({
     catalog,
-    store: { availability, batches, guardrails: { applying: async () => [] }, admissions: { admitted: async () => false } } as never,
+    store: { availability, batches, guardrails: { applying: async () => [] }, admissions: { admitted: async () => false }, workspaces: { get: async () => undefined, budgets: async () => [] }, byok: { all: async () => [] } } as never,
     keyCache: {
       get: async () => {
         if (state.keyFailures > 0) {
