@@ -1,5 +1,5 @@
 /**
- * `bun bench/guardrails.ts`: what guardrails with the built-in engines cost (issue 15 "Bench").
+ * `bun bench/guardrails.ts`: what guardrails with the built-in engines cost.
  *
  * 1. In process: the input check (`guardRequest`) of a policy with all nine built-ins (action `flag`, so every
  *    detector reads the whole prompt and nothing short-circuits) on a 4,000-token prompt (~16 KB of English prose

@@ -1,6 +1,6 @@
 /**
- * `bun bench/sandbox-load.ts`: the gateway's request throughput while 20 sandboxes run busy loops (issue 13, "Tests
- * and figures"), per backend. One gateway on 127.0.0.1 (embedded defaults, the built-in simulator) answers plain chat
+ * `bun bench/sandbox-load.ts`: the gateway's request throughput while 20 sandboxes run busy loops,
+ * per backend. One gateway on 127.0.0.1 (embedded defaults, the built-in simulator) answers plain chat
  * completions at concurrency 16 for SANDBOX_LOAD_MS (default 5 s), first with idle sandboxes, then while 20 containers
  * each run `while true; do :; done` (killed at their deadline). Prints req/s for both and the ratio.
  */

@@ -1,4 +1,4 @@
-/** The Elysia root at `/api/v1` (ARCHITECTURE §7): route groups, docs, one error handler. No business logic here. */
+/** The Elysia root at `/api/v1`: route groups, docs, one error handler. No business logic here. */
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { createAuthenticator } from "./auth/authenticate.ts";
@@ -61,8 +61,8 @@ export function createApp(deps: Deps, defaultWorkspaceId: string) {
   api.use(countTokensRoute(deps, auth));
 
   // `standardHostname: false`: Elysia finds the path as the first "/" after index 11 of the URL, assuming a Host of
-  // at least four characters; with `Host: x` the path of `http://x/api/v1/health` became `/v1/health` (issue 16
-  // item 10). From index 7 (just after `http://`, all this server speaks) the path is right whatever the Host.
+  // at least four characters; with `Host: x` the path of `http://x/api/v1/health` became `/v1/health`.
+  // From index 7 (just after `http://`, all this server speaks) the path is right whatever the Host.
   const app = new Elysia({ name: "gateway", normalize: false, handler: { standardHostname: false } })
     .onRequest(({ request }) => {
       trimmer?.touch();

@@ -168,7 +168,7 @@ export async function createGateway(config: GatewayConfig, overrides: GatewayOve
   // Local model servers' models (README "OpenAI-compatible providers"): the first round before serving, bounded in time.
   const discovery = createModelDiscovery({ catalog, helpers: deps.helpers, logger, routing });
   await discovery.start();
-  // One batch worker per process (issue 6), unless configured off (an API-only process).
+  // One batch worker per process, unless configured off (an API-only process).
   const batches = config.batches ?? DEFAULT_BATCHES;
   const batchWorker = batches.worker ? new BatchWorker(deps, batches) : undefined;
   deps.batchWorker = batchWorker;

@@ -1,4 +1,4 @@
-/** Everything injected (ARCHITECTURE §1.4): clock, ids, fetch, store, kv and logger arrive in one object. */
+/** Everything injected: clock, ids, fetch, store, kv and logger arrive in one object. */
 import type { FetchFunction } from "./registry/helpers.ts";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "./config/types.ts";
@@ -50,9 +50,9 @@ export interface Deps {
   guardedHelpers: ModuleHelpers;
   /** The same, with the fetch suited to a streamed provider call (ProviderCall.helpers of a stream). */
   streamHelpers: ModuleHelpers;
-  /** Endpoint health (shared circuit breakers), rolling endpoint statistics, load-balancing randomness (issue 5). */
+  /** Endpoint health (shared circuit breakers), rolling endpoint statistics, load-balancing randomness. */
   routing: RoutingRuntime;
-  /** Credit windows and reservations of keys with a `limit` (issue 5). */
+  /** Credit windows and reservations of keys with a `limit`. */
   credits: CreditLedger;
   /** Containers of the bash, shell, files and apply_patch tools (absent: those tools fail with a tool error). */
   containers?: ContainerService;

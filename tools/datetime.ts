@@ -1,5 +1,5 @@
 /**
- * `service:datetime` (reference b4, tools-plugins-guardrails §1b): the current date and time in an IANA time zone.
+ * `service:datetime`: the current date and time in an IANA time zone.
  * Request entry: `{type: "service:datetime", parameters?: {timezone?}}` (default zone UTC; an unknown zone is a 400
  * naming `<field>.timezone`). The model may pass `{timezone}` to ask about another zone (an unknown one is an error
  * result, never a request failure). Result: `{datetime: "2025-07-15T14:30:00.000-04:00", timezone}`, ISO 8601 with

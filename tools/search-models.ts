@@ -1,5 +1,5 @@
 /**
- * `service:experimental__search_models` (reference b4, tools-plugins-guardrails §1b): lets the model look up models
+ * `service:experimental__search_models`: lets the model look up models
  * of this gateway's catalog. Request entry parameters `{max_results?: 1–20, default 5}`; model arguments
  * `{query?, input_modalities?, output_modalities?, min_context_length?, series?}`; result
  * `{models: [{id, name, description, context_length, input_modalities, output_modalities, series}], total_results, showing}`.

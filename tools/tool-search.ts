@@ -1,5 +1,5 @@
 /**
- * `service:tool_search` (reference b4, tools-plugins-guardrails §1b): finds the request's deferred function tools
+ * `service:tool_search`: finds the request's deferred function tools
  * (`deferLoading: true`) and reveals the matches to the model from its next turn on.
  * Request entry parameters `{max_results?: 1–50, default 5}`; model arguments `{query: string (≤ 200 chars),
  * mode?: "regex" | "bm25"}`; result `{query, tools: [{name, description}]}` (the tools revealed). Free.

@@ -9,7 +9,7 @@ import { roundUsd } from "./money.ts";
  * priced per image on top of the tokens (an endpoint without an image price bills them as the tokens it reports).
  */
 export function costOf(usage: Usage, pricing: Pricing, failedWithoutOutput = false): Cost {
-  // No-charge rule (reference b11): zero output and an error finish costs nothing.
+  // No-charge rule: zero output and an error finish costs nothing.
   if (failedWithoutOutput && usage.output.total === 0 && !usage.output.images) return { total: 0, input: 0, output: 0, upstream: null };
   const read = usage.input.cacheRead;
   const write = usage.input.cacheWrite;

@@ -1,5 +1,5 @@
 /**
- * A key's spending in the current UTC day, week (from Monday) and month (reference b9 `usage_daily` / `_weekly` /
+ * A key's spending in the current UTC day, week (from Monday) and month (the peer's `usage_daily` / `_weekly` /
  * `_monthly`), from the same ledger as its lifetime `usage`: the stored generations of the period plus what this
  * process has not flushed yet. Periods start where credit windows do (`core/limits/windows.ts`).
  */

@@ -1,5 +1,5 @@
 /**
- * Batches (spec "Batch", endpoint 5; reference b7): submit, get, list, cancel, delete. Scoped to the caller's
+ * Batches (spec "Batch", endpoint 5): submit, get, list, cancel, delete. Scoped to the caller's
  * workspace; submitting is inference work, so it needs an inference key and is charged to that key.
  */
 import { Elysia, t } from "elysia";
@@ -106,7 +106,7 @@ export function batchRoutes(deps: Deps, auth: Authenticator) {
         }
         const batch = await own(principal, params.id);
         if (deps.clock.now() >= batch.createdAt + RETENTION_MS) {
-          // ARCHITECTURE §6: an expired batch is `not_found` with status 410.
+          // An expired batch is `not_found` with status 410.
           throw new GatewayError("not_found", "Batch results were deleted 30 days after the batch was created", { status: 410 });
         }
         // Results only once terminal; while it runs a grouped count is enough (no need to load every item).

@@ -1,5 +1,5 @@
 /**
- * Admissions to beta features (issue 15: the `alignment` plugin is open only to admitted keys and workspaces):
+ * Admissions to beta features:
  * `POST /beta/{feature}/admissions` `{key_hashes?: [...], workspace?: true}`, `POST …/admissions/remove` (same body),
  * `GET /beta/{feature}/admissions`. Management keys only; the config can admit too (`plugins.<id>.admit`).
  */

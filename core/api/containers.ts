@@ -1,5 +1,5 @@
 /**
- * The container files API (spec "Container file", operation 6; reference b8): list a container's files, read one
+ * The container files API (spec "Container file", operation 6): list a container's files, read one
  * file's metadata or content, delete a container; and the workspace's live containers (`GET /containers` and
  * `GET /containers/{id}`, ours: the spec names a container only through a tool result). Management keys only;
  * another workspace's container, an unknown one and an expired one are all 404; 503 while the container directory

@@ -1,5 +1,5 @@
 /**
- * Guardrail assignments (reference b9; the peer SDK's bulk assign / unassign / list): to keys
+ * Guardrail assignments (the peer SDK's bulk assign / unassign / list): to keys
  * (`/guardrails/{id}/assignments/keys[/remove]`, `{key_hashes: [...]}`) and to the caller's workspace, our stand-in
  * for the peer's members (`/guardrails/{id}/assignments/workspace[/remove]`, body optional). Lists page with
  * `offset` and `limit` (1–100, default 50): one guardrail's, or the workspace's (`/guardrails/assignments/{keys|workspace}`).

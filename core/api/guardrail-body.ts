@@ -1,5 +1,5 @@
 /**
- * Bodies of `POST /guardrails` and `PATCH /guardrails/{id}` (reference b9; the peer SDK's Create/UpdateGuardrailRequest),
+ * Bodies of `POST /guardrails` and `PATCH /guardrails/{id}` (the peer SDK's Create/UpdateGuardrailRequest),
  * plus our `apply_to`. Shapes are checked by the schema; what a schema cannot say (a pattern that does not compile
  * or would cost too much to scan, a builtin given twice) by `guardrailFields`, each a 400 naming the field.
  */

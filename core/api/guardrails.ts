@@ -1,5 +1,5 @@
 /**
- * The guardrails management API (issue 15; reference b9, the peer SDK's `guardrails.*`): `POST /guardrails`,
+ * The guardrails management API (the peer SDK's `guardrails.*`): `POST /guardrails`,
  * `GET /guardrails`, `GET|PATCH|DELETE /guardrails/{id}`, plus the assignment routes (guardrail-assignments.ts).
  * Management keys only, scoped to the caller's workspace (another workspace's guardrail reads as missing). Every
  * write is seen by the next request on every process (guardrailsOf(deps).invalidate()).

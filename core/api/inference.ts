@@ -21,7 +21,7 @@ export function inferenceRoute(deps: Deps, auth: Authenticator, path: string, fo
   const idempotency = idempotencyOf(deps);
   return new Elysia({ name: `route:${format.id}:${path}` })
     .derive({ as: "local" }, async ({ request }) => ({ principal: await auth.authenticate(request.headers) }))
-    // Presets (issue 6): merged into the parsed body BEFORE schema validation, so the merged request is what gets
+    // Presets: merged into the parsed body BEFORE schema validation, so the merged request is what gets
     // validated and decoded. Management keys are refused by the pipeline's auth stage, so they resolve nothing here.
     .derive({ as: "local" }, async ({ body, principal }) => {
       if (principal.isManagement || !isChatFormat(format.id)) return {};

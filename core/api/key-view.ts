@@ -1,5 +1,5 @@
 /**
- * The public shape of an API key (reference b9; the peer SDK's key schemas): money in USD, timestamps ISO 8601.
+ * The public shape of an API key (the peer SDK's key schemas): money in USD, timestamps ISO 8601.
  * Spending comes from the usage ledger (`./key-spending.ts`); the BYOK figures are what BYOK credentials paid at list
  * price (README "Bring your own keys"), and `external_user` / `creator_user_id` are null because it has no users (README "API keys").
  */

@@ -1,4 +1,4 @@
-/** Key management (issue 2 §3; reference b9): management keys only, scoped to the caller's workspace. */
+/** Key management: management keys only, scoped to the caller's workspace. */
 import { Elysia, t } from "elysia";
 import type { Authenticator } from "../auth/authenticate.ts";
 import { hashSecret, labelOf, newSecret } from "../auth/key-material.ts";

@@ -1,5 +1,5 @@
 /**
- * The fields the official clients read from a model (issue 17 item 10), beside the catalog's own: OpenAI's `Model`
+ * The fields the official clients read from a model, beside the catalog's own: OpenAI's `Model`
  * (`id`, `object`, `created`, `owned_by`) and Anthropic's `ModelInfo` (`id`, `type`, `display_name`, `created_at`).
  * Both sets are on every model, so `GET /models` and `GET /models/{id}` need not tell the client families apart.
  */

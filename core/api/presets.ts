@@ -1,5 +1,5 @@
 /**
- * Presets (spec "Preset", endpoints 3–4; reference b6): create from an inference body, read, list, delete.
+ * Presets (spec "Preset", endpoints 3–4): create from an inference body, read, list, delete.
  * Management keys only; a preset of another workspace is indistinguishable from a missing one (404).
  */
 import { Elysia, t } from "elysia";
@@ -18,7 +18,7 @@ import { createPresetVersion } from "../presets/create.ts";
 import { checkSlug } from "../presets/slug.ts";
 import { presetView, versionView } from "../presets/view.ts";
 
-/** Page size limit of the listings (reference b6: `limit` ≤ 100). */
+/** Page size limit of the listings. */
 const MAX_PAGE = 100;
 
 const Page = t.Object({

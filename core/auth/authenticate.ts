@@ -45,7 +45,7 @@ export function requireManagement(principal: Principal): void {
   if (!principal.isManagement) throw errors.forbidden("Only management keys can perform this operation");
 }
 
-/** 403 for management keys: they administer, they do not run inference (reference b9). */
+/** 403 for management keys: they administer, they do not run inference. */
 export function requireInference(principal: Principal): void {
   if (principal.isManagement) throw errors.forbidden("Management keys cannot be used for inference; use an inference key");
 }

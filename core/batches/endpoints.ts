@@ -1,4 +1,4 @@
-/** The endpoints a batch may target (reference b7), each with the wire format its request bodies are in. */
+/** The endpoints a batch may target, each with the wire format its request bodies are in. */
 import { chatFormat } from "../formats/chat/index.ts";
 import { embeddingsFormat } from "../formats/embeddings/index.ts";
 import type { WireFormat } from "../formats/format.ts";

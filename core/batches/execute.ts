@@ -1,5 +1,5 @@
 /**
- * Runs one batch request through THE pipeline (ARCHITECTURE §1.2: the batch worker runs the same pipeline and the
+ * Runs one batch request through THE pipeline (the batch worker runs the same pipeline and the
  * same model turn as live traffic, without HTTP) and encodes the item's ending from the outcome or the thrown
  * error (spec "Batch" result entry); nothing rendered is parsed back.
  */
@@ -36,7 +36,7 @@ export async function batchPrincipal(deps: Pick<Deps, "keyCache" | "clock">, bat
 }
 
 /**
- * Runs one item. The batch discount (config `batches.discount`; reference b7 "priced at about 50% of sync") is the
+ * Runs one item. The batch discount (config `batches.discount`) is the
  * price factor of the item's bill (core/accounting/bill.ts): the generation record, the key's usage, its credit
  * window, its guardrail budgets and the result body's `usage.cost` all get the discounted cost. Credit holds stay at
  * the list-price worst case (conservative, and released when the bill closes).

@@ -1,5 +1,5 @@
 /**
- * Batch status transitions (spec "States and transitions"; reference b7; README "Batches"):
+ * Batch status transitions (spec "States and transitions"; README "Batches"):
  *
  *   validating  → in_progress   the worker picked it up and the submitting key is still valid
  *   validating  → failed        the submitting key was revoked before it started (error.code 401)

@@ -1,6 +1,6 @@
 /**
  * Batch result entries (spec "Batch": result entry `{id, custom_id, response {body, request_id, status_code}}` or
- * `{…, error {message, param, type, error_type}}`; reference b7: exactly one of the two).
+ * `{…, error {message, param, type, error_type}}`: exactly one of the two).
  */
 import type { ErrorType } from "../errors.ts";
 import type { BatchItemRecord } from "../store/types/batches.ts";

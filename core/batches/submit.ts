@@ -1,4 +1,4 @@
-/** Submitting a batch (reference b7 "Submit"): validate every request, then store batch and items at once. */
+/** Submitting a batch: validate every request, then store batch and items at once. */
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import { errors } from "../errors.ts";

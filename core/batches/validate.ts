@@ -1,5 +1,5 @@
 /**
- * Submission validation (reference b7): every request is checked up front and EVERY invalid one is reported in a
+ * Submission validation: every request is checked up front and EVERY invalid one is reported in a
  * single 400 (`metadata.errors: [{index, custom_id, message}]`); nothing is stored unless all are valid, so no
  * request is silently dropped and a client fixes its whole file in one round trip.
  */
@@ -103,7 +103,7 @@ async function validateBody(deps: Pick<Deps, "store">, principal: Principal, for
   return body;
 }
 
-/** Batches are text-only (reference b7): images and files are refused at submission. */
+/** Batches are text-only: images and files are refused at submission. */
 function assertTextOnly(request: CanonicalRequest): void {
   for (const message of request.messages) {
     for (const part of message.parts) {

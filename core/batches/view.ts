@@ -31,7 +31,7 @@ export function batchView(batch: BatchRecord, items: readonly BatchItemRecord[] 
   };
 }
 
-/** A batch as `GET /batches` lists it: the Batch object without `results` (reference b7). */
+/** A batch as `GET /batches` lists it: the Batch object without `results`. */
 export function listedBatchView(batch: BatchRecord): Record<string, unknown> {
   const { results: _omitted, ...listed } = batchView(batch, undefined, false);
   return listed;

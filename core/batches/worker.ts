@@ -1,5 +1,5 @@
 /**
- * The batch worker (ARCHITECTURE §5 "Workers"; issue 6 "Nothing is lost or done twice"): one per gateway process.
+ * The batch worker: one per gateway process.
  *
  * Each tick it advances batch statuses (lifecycle.ts), gives back the claims of gone local processes (orphans.ts),
  * then claims pending items atomically under a lease and runs them through the pipeline, at most `concurrency` at

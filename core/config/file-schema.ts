@@ -132,7 +132,7 @@ export const NetworkFileSchema = Type.Object(
 );
 
 /**
- * Batch execution (README "Batches"): concurrency, discount and worker timing. Half price (reference b7); a lease
+ * Batch execution (README "Batches"): concurrency, discount and worker timing. Half price; a lease
  * renewed every third of it, short enough that the claims of a process that is gone are taken over within 15 s,
  * long enough that a renewal is never missed.
  */

@@ -1,4 +1,4 @@
-/** Container file ids (reference b8): `cfile_` + base64url of the path, e.g. `cfile_b3V0L3JlcG9ydC5jc3Y` = "out/report.csv". */
+/** Container file ids: `cfile_` + base64url of the path, e.g. `cfile_b3V0L3JlcG9ydC5jc3Y` = "out/report.csv". */
 
 const PREFIX = "cfile_";
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

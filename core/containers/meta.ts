@@ -4,7 +4,7 @@
  * only thing nodes must share.
  */
 
-/** `sleep_after_seconds` bounds (spec / issue 13). */
+/** `sleep_after_seconds` bounds. */
 export const DEFAULT_SLEEP_SECONDS = 900;
 export const MAX_SLEEP_SECONDS = 2_592_000;
 

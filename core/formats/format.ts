@@ -1,4 +1,4 @@
-/** Wire format contract (ARCHITECTURE §3): decode a body to canonical, encode canonical back, stream events as SSE. */
+/** Wire format contract: decode a body to canonical, encode canonical back, stream events as SSE. */
 import type { TSchema } from "@sinclair/typebox";
 import type { EventStream } from "../model/events.ts";
 import type { CanonicalRequest, InboundFormat } from "../model/request.ts";

@@ -1,5 +1,5 @@
 /**
- * Beta features open only to admitted keys and workspaces (issue 15: the `alignment` plugin): admitted through the
+ * Beta features open only to admitted keys and workspaces: admitted through the
  * management API (`/beta/{feature}/admissions`) or the config (`plugins.<id>.admit`: `true` for everyone, or
  * `{"workspaces": [...], "keys": [<key hash>...]}`). A request that uses one without admission is a 403. Checked
  * here, by the gateway, because a plugin never sees who is calling.

@@ -1,5 +1,5 @@
 /**
- * Guardrail budgets (reference b9 `limit_usd` + `reset_interval`), held exactly like a key's credit limit: the same
+ * Guardrail budgets, held exactly like a key's credit limit: the same
  * CreditLedger (one atomic kv reservation per request and budget, the worst case held before the upstream call and
  * put on the request's bill beside the key's hold, each later turn and priced plugin work extending it, the actual
  * cost committed before the hold is released), so concurrent requests on any number of processes never spend past a

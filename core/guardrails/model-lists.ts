@@ -1,5 +1,5 @@
 /**
- * Model and provider lists of the guardrails that apply (reference b9): a request may only reach a model every
+ * Model and provider lists of the guardrails that apply: a request may only reach a model every
  * allow-list admits and no ignore-list names, on providers likewise. Models that fail are dropped from the request's
  * fallbacks; when none is left the request is blocked (403, no stage detail, as the reference's budget and allow-list
  * blocks). Provider lists become the request's own `provider.only` / `provider.ignore` (intersected with what the

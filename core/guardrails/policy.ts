@@ -1,6 +1,6 @@
 /**
  * The effective policy of a request: every guardrail that applies to its key (assigned to the key, or to the key's
- * workspace) combined as the reference says (b9): model and provider allow-lists intersect, ignore-lists add up,
+ * workspace) combined as the peer documents it: model and provider allow-lists intersect, ignore-lists add up,
  * content filters are unioned (and at scan time block beats redact beats flag), each budget stands on its own.
  * Compiled once per guardrail version (patterns are cached), cached per key by the service.
  */

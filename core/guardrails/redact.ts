@@ -1,5 +1,5 @@
 /**
- * Redaction (reference §5): each finding replaced by its typed placeholder (`[EMAIL]`, `[SECRET:aws_access_key_id]`,
+ * Redaction: each finding replaced by its typed placeholder (`[EMAIL]`, `[SECRET:aws_access_key_id]`,
  * `[REDACTED]`), overlapping findings merged into one (the earliest names it), before the upstream sees the text.
  */
 import type { Hit } from "./scan.ts";

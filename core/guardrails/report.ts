@@ -1,5 +1,5 @@
 /**
- * What a guardrail's action looks like to the client (reference §5; spec "Routing metadata object"): the 403 of a
+ * What a guardrail's action looks like to the client (spec "Routing metadata object"): the 403 of a
  * block (`error.metadata` with the patterns, engines, guardrail id and name) and the `service_metadata.pipeline`
  * entries `{type: "guardrail", guardrail_id, guardrail_scope, name, summary, data: {action, detected, engines,
  * patterns}}`, one per guardrail and check that found something. Never the matched text itself.

@@ -1,5 +1,5 @@
 /**
- * The text of a canonical request that input filters read and may rewrite (reference §5: "messages, tool-call args,
+ * The text of a canonical request that input filters read and may rewrite ("messages, tool-call args,
  * prompt"): system parts, each message's text, reasoning replayed in history, tool results, and every string value
  * inside tool-call arguments (scanned one by one, so a redaction never breaks the JSON around it). Images and files
  * are not text and are not read.

@@ -1,5 +1,5 @@
 /**
- * Runs a policy's content filters over pieces of text and decides (reference b9): block beats redact beats flag,
+ * Runs a policy's content filters over pieces of text and decides: block beats redact beats flag,
  * across every guardrail that applies. Each detector runs once per text however many guardrails use it.
  *
  * A check never holds the event loop for long (README "Caps on heavy work"): operators' patterns are read in slices

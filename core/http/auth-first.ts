@@ -1,5 +1,5 @@
 /**
- * Authentication before a body is read (issue 16 item 11): without it, anyone could make the gateway hold a
+ * Authentication before a body is read: without it, anyone could make the gateway hold a
  * connection open for a body, no key needed. The app authenticates in its body parser, before the first byte; the
  * routes authenticate again as they always did, and get the same answer without a second look-up: one result per
  * request, kept in the request's edge record (./edge-record.ts).

@@ -1,5 +1,5 @@
 /**
- * Validation of a request body against its TypeBox schema, done by us rather than by Elysia (issue 16 item 8).
+ * Validation of a request body against its TypeBox schema, done by us rather than by Elysia.
  * Elysia's validation error builds its message by pretty-printing the whole body (`JSON.stringify(…, null, 2)`,
  * indentation growing with depth), deriving an example value from the schema and listing every error: seconds of
  * CPU and hundreds of MB for a large body that nests, for a message we throw away. Here a failure costs the first

@@ -1,5 +1,5 @@
 /**
- * The one reader of request bodies (every body of this API is JSON), with its bounds (issue 16 items 8 and 11):
+ * The one reader of request bodies (every body of this API is JSON), with its bounds:
  * - size: `server.body_limit_bytes`, at its exact byte (./body-limit.ts; a declared length over it never gets here);
  * - time: the whole body within `server.body_timeout_ms`, and, after the first `server.body_grace_ms`, on average at
  *   least `server.body_min_bytes_per_second` — else 408. Bun's idle timeout alone let a trickling body hold its

@@ -1,5 +1,5 @@
 /**
- * Bounds on what the gateway repeats back or writes down of a client's strings (issue 16 item 14): a 10 MB model
+ * Bounds on what the gateway repeats back or writes down of a client's strings: a 10 MB model
  * name used to come back whole in the 400's message and metadata, and whole in the log. Whatever a client sent is
  * echoed or logged at most `ECHO_MAX_CHARS` characters long, followed by an ellipsis.
  */

@@ -2,7 +2,7 @@
  * The envelope of an error the edge answers before any format is known (a 401, a 404 route, a body it refused):
  * Anthropic's shape as well (`type: "error"`, `error.type`) when the client is an Anthropic one — it called a
  * Messages path, or sent `anthropic-version` as every Anthropic SDK and Claude Code do — so that client reads the
- * error as it reads the errors of `/messages` itself (issue 17 item 10).
+ * error as it reads the errors of `/messages` itself.
  */
 import { toGatewayError } from "../errors.ts";
 import { messagesErrorEnvelope } from "../formats/messages/error-envelope.ts";

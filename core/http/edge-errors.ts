@@ -61,7 +61,7 @@ export type RouteTable = Map<string, Set<string>>;
 
 /**
  * `generationId`: the id this reply carries (every reply has an `X-Generation-Id`, also those the edge refuses).
- * A 500 gets an error line with its cause on `logger` (the envelope never shows it; issue 16 item 18).
+ * A 500 gets an error line with its cause on `logger` (the envelope never shows it).
  */
 export function edgeError(code: string | number, error: unknown, request: Request, routes: RouteTable, generationId: string, logger?: Logger): Response {
   const edge = toEdgeError(code, error, request, routes);

@@ -9,7 +9,7 @@ export interface ErrorEnvelope {
 }
 
 /**
- * Builds the envelope; a 500 never echoes internals or upstream metadata (reference b11). Messages and metadata
+ * Builds the envelope; a 500 never echoes internals or upstream metadata. Messages and metadata
  * often repeat what the client sent (a model name, a plugin id): they are clipped so that a huge value is never
  * sent back whole (./clip.ts).
  */

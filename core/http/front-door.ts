@@ -1,11 +1,11 @@
 /**
- * What every request passes before the app sees it, and every answer after (issue 16 items 9 and 18):
+ * What every request passes before the app sees it, and every answer after:
  * - a missing or unusable Host is a 400 envelope here (./host.ts), so no code downstream meets a URL it cannot parse;
  * - anything the app throws becomes the 500 envelope with an error line naming the cause — never the runtime's
  *   error page (core/serve.ts also turns Bun's development mode off and gives Bun an error handler of ours);
  * - every answer the pipeline does not log itself gets its request line (core/pipeline/request-log.ts);
  * - an answer given without reading the request's body (a 401 before the body, a 404) closes the connection: the
- *   unread rest would otherwise keep it open for as long as the client cares to trickle it (issue 16 item 11).
+ *   unread rest would otherwise keep it open for as long as the client cares to trickle it.
  */
 import type { Logger } from "pino";
 import type { IdGenerator } from "../deps.ts";

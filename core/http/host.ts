@@ -1,5 +1,5 @@
 /**
- * The `Host` a request must carry (issue 16 item 9). Bun builds `request.url` from the Host header; without one (an
+ * The `Host` a request must carry. Bun builds `request.url` from the Host header; without one (an
  * HTTP/1.0 request) or with one it cannot use (`a b`, `a@b`) the URL is only the path, and code that parses it
  * threw — which reached the client as the runtime's error page, with file paths. A Host Bun did use may still not
  * parse (`a:99999`, `[zz]`). Both are a 400 envelope here, before anything else reads the URL. (HTTP/1.1 without

@@ -1,6 +1,6 @@
 /**
- * Nesting depth of a JSON text, measured on its raw UTF-8 bytes before anything parses or validates it (issue 16
- * item 8). Parsing and, above all, schema validation of deeply nested values cost far more than linear time: 40 KB of
+ * Nesting depth of a JSON text, measured on its raw UTF-8 bytes before anything parses or validates it.
+ * Parsing and, above all, schema validation of deeply nested values cost far more than linear time: 40 KB of
  * `[[[[…` froze the whole process for seconds. Counting brackets outside strings is linear and cheap, so the edge can
  * refuse such a body after its first few dozen bytes.
  *

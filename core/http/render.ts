@@ -1,5 +1,5 @@
 /**
- * The HTTP edge's one renderer (ARCHITECTURE §7): a pipeline outcome in the client's wire format — JSON, or SSE
+ * The HTTP edge's one renderer: a pipeline outcome in the client's wire format — JSON, or SSE
  * relayed as it arrives — or a failure as the error envelope, with `X-Generation-Id`; and writes the request log line.
  */
 import { toGatewayError } from "../errors.ts";
@@ -55,7 +55,7 @@ export function renderError(ctx: RequestContext, thrown: unknown): Response {
   ctx.bill.answeredWith(error.status, error.type);
   const metadata = ctx.metadataOptIn && ctx.principal ? serviceMetadataOf(ctx) : null;
   const envelope = envelopeOf(error, metadata);
-  // Messages: every error in Anthropic's shape as well (`type: "error"`, `error.type`; issue 15, issue 17 item 10).
+  // Messages: every error in Anthropic's shape as well (`type: "error"`, `error.type`).
   const body = ctx.format.id === "messages" ? messagesErrorEnvelope(envelope, error) : envelope;
   const http = errorResponse(error, body, { "x-generation-id": ctx.generationId, ...ctx.replyHeaders });
   logRequest(ctx, error.status, envelope.error.message);

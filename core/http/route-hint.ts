@@ -1,5 +1,5 @@
 /**
- * The 404 of a path that ends with one of our routes under another prefix (issue 17 item 13): almost always a client
+ * The 404 of a path that ends with one of our routes under another prefix: almost always a client
  * whose base URL is one segment too deep or too shallow — an Anthropic client given `…/api/v1` calls
  * `/api/v1/v1/messages`, an OpenAI client given `…/api/v1/v1` calls `/api/v1/v1/chat/completions`. Claude Code
  * reports a bare 404 as a model problem; this one names the base URL to set instead.

@@ -1,5 +1,5 @@
 /**
- * The routing metadata object (spec "Routing metadata object"; reference b11), shown only when the client opts in.
+ * The routing metadata object (spec "Routing metadata object"), shown only when the client opts in.
  * It reports what happened, from the context: the endpoints routing considered (and the one selected), those it
  * excluded and why, every upstream attempt with its outcome, the strategy and a one-line summary.
  */

@@ -3,7 +3,7 @@
  * applies back-pressure upstream), idle streams get keep-alive comments from ONE shared ticker (no timer per
  * stream or per chunk), and a client that goes away cancels the source (which aborts the upstream request).
  *
- * A client that stays connected but takes no bytes (or too few) is treated as gone (issue 16 items 5 and 16): what
+ * A client that stays connected but takes no bytes (or too few) is treated as gone: what
  * one stream holds for it is bounded by one pending frame (the write is awaited before the next is made) plus the
  * socket's buffers, and a write that stays pending for `writeTimeoutMs` ends the stream — the connection is closed,
  * the source released (the upstream stopped, its usage metered, the credit hold settled). No keep-alive comment is
@@ -12,7 +12,7 @@
  */
 const encoder = new TextEncoder();
 
-/** SSE comment: clients skip lines starting with ':' (reference b10). */
+/** SSE comment: clients skip lines starting with ':'. */
 export const KEEP_ALIVE_COMMENT = ": SERVICE PROCESSING\n\n";
 
 interface LiveStream {

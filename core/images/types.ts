@@ -1,5 +1,5 @@
 /**
- * Image generation, adapter-neutral (issue `service:image_generation`; reference b4 `image_generation` parameters):
+ * Image generation, adapter-neutral (issue `service:image_generation`):
  * what to draw, what an adapter's `images` call returns, and what a server tool gets back. One image per call.
  */
 import type { ModuleHelpers } from "../registry/helpers.ts";

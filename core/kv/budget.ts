@@ -1,4 +1,4 @@
-/** The reservation rule shared by the memory and Redis kv (ARCHITECTURE §5). */
+/** The reservation rule shared by the memory and Redis kv. */
 
 /**
  * Slack on the budget comparison, in USD: sums of float prices land a hair above an exactly-reached limit

@@ -1,4 +1,4 @@
-/** Opens the kv named by `REDIS_URL` (ARCHITECTURE §5): Redis when set, the in-process memory kv otherwise. */
+/** Opens the kv named by `REDIS_URL`: Redis when set, the in-process memory kv otherwise. */
 import type { Logger } from "pino";
 import type { Kv } from "./kv.ts";
 import { createMemoryKv } from "./memory.ts";

@@ -1,5 +1,5 @@
 /**
- * GCRA (generic cell rate algorithm) arithmetic shared by the memory and Redis rate limiters (ARCHITECTURE §5).
+ * GCRA (generic cell rate algorithm) arithmetic shared by the memory and Redis rate limiters.
  *
  * State is one number per key: the theoretical arrival time (TAT). Each unit of cost advances it by the emission
  * interval `periodMs / limit`; a request conforms while the advanced TAT stays within `limit` intervals of now.

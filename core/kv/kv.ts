@@ -1,5 +1,5 @@
 /**
- * The kv interface (ARCHITECTURE §5): TTL values, counters, locks, rate windows and atomic reservations.
+ * The kv interface: TTL values, counters, locks, rate windows and atomic reservations.
  * A memory implementation serves one process; the ioredis one (atomic Lua where it counts) serves many.
  * Nothing outside `core/kv/` touches Redis.
  */

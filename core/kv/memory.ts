@@ -1,5 +1,5 @@
 /**
- * The in-process kv (ARCHITECTURE §5): exact for one process, and the reference semantics the Redis kv mirrors.
+ * The in-process kv: exact for one process, and the reference semantics the Redis kv mirrors.
  * Every operation is synchronous inside its promise, so each is atomic with respect to the others.
  */
 import type { Logger } from "pino";

@@ -1,5 +1,5 @@
 /**
- * The Lua scripts of the Redis kv (ARCHITECTURE §5: atomic Lua where it counts). Each runs atomically on the
+ * The Lua scripts of the Redis kv. Each runs atomically on the
  * server and reads the server's TIME, so processes with skewed clocks still agree.
  */
 import { LuaScript } from "./lua-script.ts";

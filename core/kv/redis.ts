@@ -1,5 +1,5 @@
 /**
- * The Redis kv (ARCHITECTURE §5): the memory kv's semantics shared by every gateway process, with atomic Lua for
+ * The Redis kv: the memory kv's semantics shared by every gateway process, with atomic Lua for
  * rate limits, reservations and TTL'd counters. Commands fail fast while Redis is unreachable, so each caller
  * decides whether to fail open or closed.
  */

@@ -1,5 +1,5 @@
 /**
- * Credit limits (reference b9 `limit` / `limit_reset`), exact under concurrency across every gateway process.
+ * Credit limits, exact under concurrency across every gateway process.
  *
  * Per key and credit window the kv holds a spent counter (`gw:credits:spent:<key>:<window>`, USD) and a set of
  * reservations (`gw:credits:held:…`). Before the upstream call a request reserves its worst case atomically:

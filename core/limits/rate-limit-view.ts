@@ -1,7 +1,7 @@
 /**
  * `GET /key` `rate_limit`: the limit the calling key's inference requests actually meet — its own setting, else the
- * config default (`limits.rate_limit`), else none — in the peer's shape (`requests`, `interval`, `note`; reference
- * b9, the SDK requires all three) plus our exact fields (`tokens`, `interval_seconds`, `source`). `requests` is -1
+ * config default (`limits.rate_limit`), else none — in the peer's shape (`requests`, `interval`, `note`; the
+ * peer's SDK requires all three) plus our exact fields (`tokens`, `interval_seconds`, `source`). `requests` is -1
  * when requests are not limited: the value the peer's document gives for "no such limit".
  */
 import type { RateLimitSetting } from "../config/routing-limits.ts";

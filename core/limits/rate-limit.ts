@@ -2,7 +2,7 @@
  * Per-key request and token rate limits (GCRA through `kv.rateLimit`: one atomic Lua script on Redis, so exact
  * across processes). Tokens are charged up front like hosted APIs do: the prompt estimate plus the requested
  * `max_tokens`. A gateway-issued 429 carries Retry-After and X-RateLimit-Limit / -Remaining / -Reset (the reset as
- * Unix milliseconds); successful replies carry none of them (reference b11).
+ * Unix milliseconds); successful replies carry none of them.
  */
 import type { RateLimitSetting } from "../config/routing-limits.ts";
 import { GatewayError } from "../errors.ts";

@@ -1,5 +1,5 @@
 /**
- * Credit windows (reference b9 `limit_reset`): daily, weekly and monthly windows start at midnight UTC, weeks on
+ * Credit windows: daily, weekly and monthly windows start at midnight UTC, weeks on
  * Monday; a key without `limit_reset` has one lifetime window.
  */
 import type { LimitReset } from "../store/types/keys.ts";

@@ -1,4 +1,4 @@
-/** `collect(events)`: folds a canonical event stream into one canonical response (ARCHITECTURE §2). */
+/** `collect(events)`: folds a canonical event stream into one canonical response. */
 import { toGatewayError } from "../errors.ts";
 import type { EventStream, StreamEvent } from "./events.ts";
 import { joinBase64 } from "./audio.ts";

@@ -1,5 +1,5 @@
 /**
- * Canonical stream events (ARCHITECTURE §2): id-keyed start/delta/end parts, then usage and finish.
+ * Canonical stream events: id-keyed start/delta/end parts, then usage and finish.
  * Every upstream stream is parsed into these and every format's stream encoder renders them, so
  * formats × providers never meet directly.
  */

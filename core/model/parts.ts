@@ -1,4 +1,4 @@
-/** Canonical message parts (ARCHITECTURE §2): what every wire format decodes into and encodes from. */
+/** Canonical message parts: what every wire format decodes into and encodes from. */
 
 /** Provider cache breakpoint carried on a part (spec: `cache_control` on a content block). */
 export interface CacheMark {

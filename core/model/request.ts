@@ -1,4 +1,4 @@
-/** The canonical request (ARCHITECTURE §2; spec "Responses request", "Messages request", "Chat-completions request"). */
+/** The canonical request (spec "Responses request", "Messages request", "Chat-completions request"). */
 import type { RetrievalTask } from "../retrieval/types.ts";
 import type { CacheMark, Message, TextPart } from "./parts.ts";
 import type { Warning } from "./warnings.ts";
@@ -71,7 +71,7 @@ export interface SamplingSettings {
   logitBias?: Record<string, number>;
 }
 
-/** Provider routing preferences (spec `provider`; reference b2). Kept as sent; the routing stage interprets it. */
+/** Provider routing preferences (spec `provider`). Kept as sent; the routing stage interprets it. */
 export type ProviderPreferences = Record<string, unknown>;
 
 export type ServiceTier = "auto" | "default" | "flex" | "priority" | "scale" | "ultrafast";
@@ -82,7 +82,7 @@ export interface PluginRequest {
   [option: string]: unknown;
 }
 
-/** Stop conditions of the server-tool agent loop (reference b1). */
+/** Stop conditions of the server-tool agent loop. */
 export type StopCondition =
   | { type: "step_count_is"; step_count: number }
   | { type: "max_cost"; max_cost_in_dollars: number }

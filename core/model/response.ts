@@ -1,4 +1,4 @@
-/** The canonical response (ARCHITECTURE §2): what every encoder renders and what `collect(events)` builds. */
+/** The canonical response: what every encoder renders and what `collect(events)` builds. */
 import type { ErrorType } from "../errors.ts";
 import type { RetrievalOutput } from "../retrieval/types.ts";
 import type { Part } from "./parts.ts";

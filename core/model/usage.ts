@@ -1,4 +1,4 @@
-/** Normalised token usage (ARCHITECTURE §2) and the cost derived from it. */
+/** Normalised token usage and the cost derived from it. */
 
 export interface Usage {
   input: { total: number; cacheRead: number; cacheWrite: number };
@@ -6,7 +6,7 @@ export interface Usage {
   output: { total: number; reasoning: number; images?: number };
   /**
    * Server-tool counters over the whole request: `tool_calls_requested`, `tool_calls_executed` (the agent loop's),
-   * `web_search_requests`, `web_fetch_requests` (reference §1e). Each format shows the ones its usage object has.
+   * `web_search_requests`, `web_fetch_requests`. Each format shows the ones its usage object has.
    */
   serverTools?: Record<string, number>;
   /** USD the upstream says it charged for this call (OpenRouter's `usage.cost`), shown as `upstream_inference_cost`. */

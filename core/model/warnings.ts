@@ -1,4 +1,4 @@
-/** Warnings (ARCHITECTURE §2): what a translation dropped or approximated, recorded instead of silently lost. */
+/** Warnings: what a translation dropped or approximated, recorded instead of silently lost. */
 export interface Warning {
   /** Machine-readable kind: `unsupported_field`, `unknown_field`, `approximated`, ... */
   code: string;

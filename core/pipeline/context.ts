@@ -1,4 +1,4 @@
-/** The per-request context every stage reads and writes (ARCHITECTURE §4). */
+/** The per-request context every stage reads and writes. */
 import type { Bill } from "../accounting/bill.ts";
 import type { CacheReport, CacheSetting } from "../cache/setting.ts";
 import type { Principal } from "../auth/principal.ts";

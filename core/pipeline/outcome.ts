@@ -1,5 +1,5 @@
 /**
- * What the pipeline and every model turn end in (ARCHITECTURE §4): a whole canonical response, or a live canonical
+ * What the pipeline and every model turn end in: a whole canonical response, or a live canonical
  * event stream that owns its completion. Only the HTTP edge renders an outcome (JSON, SSE); the batch worker encodes
  * its results from one; a failure is a thrown GatewayError, never an outcome.
  */

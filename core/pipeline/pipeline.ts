@@ -1,5 +1,5 @@
 /**
- * THE request pipeline (ARCHITECTURE §4), in one place. Outermost first: code before `next()` runs in this order on
+ * THE request pipeline, in one place. Outermost first: code before `next()` runs in this order on
  * the way in, code after it in reverse on the way out. It resolves with an outcome or throws; the HTTP edge renders
  * it (core/http/render.ts), the batch worker encodes its results from it. The innermost stage runs the model turn
  * (core/pipeline/turn/turn.ts: around-plugins › routing › route-plugins › call-with-fallbacks).

@@ -1,5 +1,5 @@
 /**
- * The one log line per answer (issue 16 item 18). A request that reaches the pipeline (HTTP or batch item) gets its
+ * The one log line per answer. A request that reaches the pipeline (HTTP or batch item) gets its
  * line from the pipeline when its reply is settled, with what only the pipeline knows (key, model, tokens, cost);
  * every other answer — the edge's own refusals (401, 400, 404, 405, 408, 413, a bad Host), 500s, and the other
  * routes — gets one from the front door (core/http/front-door.ts) once its response exists. An error answer's line
@@ -48,8 +48,8 @@ export function noteRefusal(request: Request, errorType: string, message: string
 /**
  * The line of an answer the pipeline did not log; `startedAt` in ms (Date.now()). A refusal names its `error_type`,
  * its `error_message` and, when the key was good but the request was not (a body the schema refuses, an unknown preset), the key's hash
- * prefix as the pipeline's lines do: an operator finds a key's refused requests beside its served ones (issue 17
- * item 14). Never the key itself nor the query string.
+ * prefix as the pipeline's lines do: an operator finds a key's refused requests beside its served ones.
+ * Never the key itself nor the query string.
  */
 export function logEdgeAnswer(logger: Logger, request: Request, response: Response, startedAt: number): void {
   const record = edgeRecordIfAny(request.headers);

@@ -1,5 +1,5 @@
 /**
- * A request pipeline stage (ARCHITECTURE §4): an onion layer that resolves with the request's outcome or throws.
+ * A request pipeline stage: an onion layer that resolves with the request's outcome or throws.
  * Code before `await next()` runs inward, after it outward. A stage with nothing to do on the way out ends with
  * `return next()`: its frame is then released while the request waits on the upstream, instead of staying
  * suspended for the whole call (memory per open request).

@@ -1,5 +1,5 @@
 /**
- * Using a preset (reference b6 "Use in a request"): the preset's config, in the client's format, shallow-merged
+ * Using a preset: the preset's config, in the client's format, shallow-merged
  * under the request (request fields win), its system prompt prepended, tools merged by identity.
  *
  * The merge works on the BODY, in the client's wire format, before schema validation and decode — not on the

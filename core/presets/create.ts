@@ -1,4 +1,4 @@
-/** Creating a preset or a new version of one from an inference body (spec endpoints 3–4; reference b6). */
+/** Creating a preset or a new version of one from an inference body (spec endpoints 3–4). */
 import type { Principal } from "../auth/principal.ts";
 import type { Deps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
@@ -35,7 +35,7 @@ export async function createPresetVersion(deps: Pick<Deps, "store" | "clock">, p
     now: deps.clock.now(),
   });
   if (created === "conflict") {
-    // Spec "Errors" 409 (ARCHITECTURE §6: a preset conflict is `precondition_failed`).
+    // Spec "Errors" 409.
     throw new GatewayError("precondition_failed", "Resource conflict, try again later: concurrent updates of this preset", { status: 409 });
   }
   return created;

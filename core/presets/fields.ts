@@ -1,5 +1,5 @@
 /**
- * The preset vocabulary (spec "Preset": `config` holds the persisted request fields; reference b6 "Stored fields").
+ * The preset vocabulary (spec "Preset": `config` holds the persisted request fields).
  *
  * A config is stored in ONE vocabulary — the chat-completions field names, since chat is the spec's preset-creation
  * body and the batch result format — so a preset made from a Messages body works in a Responses request and back.
@@ -90,7 +90,7 @@ export const VERBATIM: Readonly<Record<InboundFormat, readonly string[]>> = {
 };
 
 /**
- * Config-only keys (reference b6, response caching) kept whatever the source format: the peer's two and our
+ * Config-only keys (response caching) kept whatever the source format: the peer's two and our
  * `cache: {enabled, ttl_seconds}` (README "Response cache"). Never merged into a request body.
  */
 export const CONFIG_ONLY: readonly string[] = ["cache_enabled", "cache_ttl_seconds", "cache"];

@@ -1,5 +1,5 @@
 /**
- * Prompt templates (Responses `prompt: {id, variables?, version?}`; spec "Responses request"; issue 17 item 5): the id
+ * Prompt templates (Responses `prompt: {id, variables?, version?}`; spec "Responses request"): the id
  * names a preset of the caller's workspace, the stored template. Its system prompt is rendered with the variables and
  * the preset is applied like a named preset (apply.ts: its config under the request), so every upstream — not only
  * an OpenAI Responses one — receives the rendered text. Runs on the body before validation, as presets do.

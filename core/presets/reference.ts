@@ -1,5 +1,5 @@
 /**
- * How a request names a preset (reference b6 "Use in a request"): `model: "@preset/slug"`, `preset: "slug"` beside a
+ * How a request names a preset: `model: "@preset/slug"`, `preset: "slug"` beside a
  * model, or `model: "vendor/model@preset/slug"`.
  */
 import { errors } from "../errors.ts";

@@ -1,4 +1,4 @@
-/** Resolves a request's preset reference against the caller's workspace (reference b6; spec "Errors" 404). */
+/** Resolves a request's preset reference against the caller's workspace (spec "Errors" 404). */
 import { errors } from "../errors.ts";
 import type { InboundFormat } from "../model/request.ts";
 import type { PresetRecord, PresetRepo } from "../store/types/presets.ts";

@@ -1,5 +1,5 @@
 /**
- * The preset system prompt (spec endpoints 3–4; reference b6): read from the chat system message, the Messages
+ * The preset system prompt (spec endpoints 3–4): read from the chat system message, the Messages
  * `system` or the Responses `instructions`, and prepended to a request's own system text when the preset is used.
  */
 import type { InboundFormat } from "../model/request.ts";

@@ -1,5 +1,5 @@
 /**
- * `{{variable}}` substitution for prompt templates (Responses `prompt.variables`; issue 17 item 5). One pass, so a
+ * `{{variable}}` substitution for prompt templates (Responses `prompt.variables`). One pass, so a
  * value that itself contains `{{…}}` is inserted as it is and never expanded again.
  */
 import { errors } from "../errors.ts";

@@ -1,5 +1,5 @@
 /**
- * Tools and tool choice in presets (reference b6): stored in chat shape, translated to the client's format, and
+ * Tools and tool choice in presets: stored in chat shape, translated to the client's format, and
  * merged by identity — a function by name, `service:advisor`/`service:subagent` by type and `parameters.name`,
  * other server tools by type. Preset order is kept; a request tool replaces the preset tool of the same identity in
  * place; request-only tools are appended.
@@ -68,7 +68,7 @@ export function translateTools(from: InboundFormat, to: InboundFormat, tools: un
   return out;
 }
 
-/** The identity a tool merges by (reference b6). */
+/** The identity a tool merges by. */
 export function toolIdentity(format: InboundFormat, tool: Json): string {
   const spec = functionOf(format, tool);
   if (spec) return `function:${spec.name}`;

@@ -1,5 +1,5 @@
 /**
- * Body ⇄ preset config translation (reference b6 "Stored fields"). `toConfig` reads a request body of any format
+ * Body ⇄ preset config translation. `toConfig` reads a request body of any format
  * into the chat-named vocabulary of `fields.ts`; `fromConfig` writes a config back in a format's own field names.
  */
 import type { InboundFormat } from "../model/request.ts";

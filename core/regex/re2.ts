@@ -1,5 +1,5 @@
 /**
- * The RE2 dialect (guardrail `content_filters`: reference b9, "no lookaround and no backreferences, patterns capped at
+ * The RE2 dialect (guardrail `content_filters`, as the peer documents them: "no lookaround and no backreferences, patterns capped at
  * 100k characters"): literals and escapes, `.`, classes `[…]` / `[^…]` with ranges, `\d \w \s` and their negations,
  * POSIX `[[:alpha:]]`, Unicode `\p{L}` / `\P{L}`, groups `(…)`, `(?:…)`, `(?P<n>…)`, `(?<n>…)`, alternation,
  * `* + ? {n} {n,} {n,m}` (lazy forms too: only where matches are counts, not which one), anchors `^ $ \A \z \b \B`,
@@ -21,7 +21,7 @@ import {
   type Pred,
 } from "./syntax.ts";
 
-/** Longest pattern accepted (reference b9). */
+/** Longest pattern accepted. */
 export const MAX_PATTERN_LENGTH = 100_000;
 
 interface Flags {

@@ -1,5 +1,5 @@
 /**
- * Self-describing modules (ARCHITECTURE §1.3). Each plugin, server tool and provider adapter is a frozen value
+ * Self-describing modules. Each plugin, server tool and provider adapter is a frozen value
  * branded with a global `Symbol.for` tag and an API version, so a module built outside the binary (with its own copy
  * of this file) is still recognised by the loader.
  */

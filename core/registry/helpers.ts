@@ -1,5 +1,5 @@
 /**
- * What a module receives at run time instead of importing our runtime values (ARCHITECTURE §1.3):
+ * What a module receives at run time instead of importing our runtime values:
  * a module outside the binary gets its own copy of anything it imports, so errors, logging, fetch and kv come from here.
  */
 import type { Logger } from "pino";

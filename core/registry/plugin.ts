@@ -1,5 +1,5 @@
 /**
- * Plugin contract (ARCHITECTURE §4). The general hook is `around(ctx, turn)`: it wraps ONE model turn and may call
+ * Plugin contract. The general hook is `around(ctx, turn)`: it wraps ONE model turn and may call
  * `turn` zero, one or several times, each time with a request of its choice, and return any outcome. `route` narrows
  * or orders a turn's candidates. `pre`, `post` and `stream` are the request-level convenience forms: they run once
  * per request, around everything the request does (pre: rewrite the request; post: rewrite the final response;

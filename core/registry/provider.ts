@@ -1,4 +1,4 @@
-/** Provider adapter contract (ARCHITECTURE §1.1): canonical request in, canonical response or events out. */
+/** Provider adapter contract: canonical request in, canonical response or events out. */
 import type { GeneratedImage, ImageCall } from "../images/types.ts";
 import type { EmbeddingCall, EmbeddingResult, RerankCall, RerankResult } from "../retrieval/types.ts";
 import type { EventStream } from "../model/events.ts";

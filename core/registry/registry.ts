@@ -1,4 +1,4 @@
-/** The typed registry (ARCHITECTURE §1.3): built-ins from static barrels plus extensions, checked at registration. */
+/** The typed registry: built-ins from static barrels plus extensions, checked at registration. */
 import {
   MODULE_API_VERSION,
   moduleBrand,

@@ -1,5 +1,5 @@
 /**
- * The error of a request no endpoint can serve, with reference b11's `availability` metadata: which constraints
+ * The error of a request no endpoint can serve, with `availability` metadata (the peer's): which constraints
  * excluded the model's endpoints (404 `constraint_filtered`), naming the first one in `constraint`.
  */
 import { GatewayError } from "../errors.ts";

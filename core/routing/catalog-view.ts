@@ -1,5 +1,5 @@
 /**
- * The read-only view of the catalog that plugins get (ARCHITECTURE §4): models, their endpoints, prices, context
+ * The read-only view of the catalog that plugins get: models, their endpoints, prices, context
  * lengths, and what this process measured of each endpoint (latency, throughput, breaker state). Plain data, built
  * when asked for, never the internal objects (a plugin cannot reach provider credentials through it).
  */

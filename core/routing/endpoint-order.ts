@@ -1,5 +1,5 @@
 /**
- * Ordering of eligible endpoints (reference b2). From least to most significant:
+ * Ordering of eligible endpoints. From least to most significant:
  *   1. the base order: `sort` (price / throughput / latency), else price when `order` is given, else default load
  *      balancing — a weighted random permutation with weight ∝ 1/price² (cheaper endpoints get most traffic, the
  *      others still get some, so their health and statistics stay known);

@@ -1,5 +1,5 @@
 /**
- * Hard routing constraints (reference b2): which endpoints may serve this request at all, and why each excluded
+ * Hard routing constraints: which endpoints may serve this request at all, and why each excluded
  * one was excluded (for the `availability` metadata of a 404, and for `service_metadata`). Soft preferences
  * (preferred latency/throughput) never exclude; they are ordering, see order.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * A circuit breaker per endpoint, shared by every gateway process through the kv (ARCHITECTURE §5 "cooldowns").
+ * A circuit breaker per endpoint, shared by every gateway process through the kv.
  *
  * - closed: traffic flows. Each retryable upstream failure increments a TTL'd counter in the kv (failures within
  *   `failureWindowMs` since the last success); at `failureThreshold` the breaker opens.

@@ -1,6 +1,6 @@
 /**
  * The request parameters a client actually sent, named as endpoints declare them in `supported_parameters`
- * (reference b2 `require_parameters`). Derived from the canonical request, so every wire format is covered alike.
+ *. Derived from the canonical request, so every wire format is covered alike.
  */
 import type { CanonicalRequest } from "../model/request.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Provider routing preferences (spec `provider`; reference b2): validated against a closed schema (unknown or
+ * Provider routing preferences (spec `provider`): validated against a closed schema (unknown or
  * mistyped fields are a 400 naming the field) and normalised into the one shape the planner reads. Every decoder has
  * already folded the deprecated `route` into `sort.partition` (core/formats/shared/route.ts).
  */

@@ -1,4 +1,4 @@
-/** Opens the store named by `DATABASE_URL` (ARCHITECTURE §5): SQLite by default, Postgres for `postgres://`. */
+/** Opens the store named by `DATABASE_URL`: SQLite by default, Postgres for `postgres://`. */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Kysely, sql } from "kysely";

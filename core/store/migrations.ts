@@ -1,5 +1,5 @@
 /**
- * The schema, as a static migration map (ARCHITECTURE §5): the binary is built with `bun build --compile`, so
+ * The schema, as a static migration map: the binary is built with `bun build --compile`, so
  * migrations live in code, never in a scanned directory. Append new entries; never edit an applied one.
  */
 import { sql, type Kysely } from "kysely";
@@ -85,7 +85,7 @@ function initial(types: ColumnTypes): Migration {
 }
 
 /**
- * Presets with numbered versions, and durable batches with their items (issue 6). JSON travels as text on both
+ * Presets with numbered versions, and durable batches with their items. JSON travels as text on both
  * dialects so the repositories' SQL is identical; the unique constraints are what make version numbers and
  * custom ids safe under concurrency.
  */
@@ -183,7 +183,7 @@ function presetsAndBatches(types: ColumnTypes): Migration {
 }
 
 /**
- * Per-key rate limits (issue 5: `rate_limit` on /keys; null = the config default) and an index for summing a key's
+ * Per-key rate limits (null = the config default) and an index for summing a key's
  * spending since a credit window started (credits are re-seeded from it when the kv has no counter).
  */
 function keyRateLimits(): Migration {
@@ -199,7 +199,7 @@ function keyRateLimits(): Migration {
 }
 
 /**
- * `include_byok_in_limit` on keys (reference b9: accepted on create and update, returned on every key). The gateway
+ * `include_byok_in_limit` on keys (returned on every key). The gateway
  * has no BYOK, so it changes no limit; it is stored so a client reads back what it set. And the key/time index
  * gains `cost_usd`, replacing 0003's: the sums behind `usage_daily` / `_weekly` / `_monthly` (and credit seeding)
  * then read the index alone (measured on SQLite, 100k generations of one key this month: GET /key 74 ms → 14 ms).
@@ -228,7 +228,7 @@ function generationDetailsAndLog(): Migration {
 }
 
 /**
- * Guardrails (issue 15): policies, their assignments to keys and workspaces, the spending each budget counted
+ * Guardrails: policies, their assignments to keys and workspaces, the spending each budget counted
  * (one row per generation and guardrail, written with the generation, so a budget window is re-seeded from the store
  * like a key's), and admissions to beta features (alignment). What a guardrail found is recorded with the generation
  * through its pipeline entries (0005_generation_details_log).
@@ -295,7 +295,7 @@ function guardrails(types: ColumnTypes): Migration {
 }
 
 /**
- * Idempotent requests (issue 17 item 1): the finished reply of a request sent with an `Idempotency-Key`, replayed to a
+ * Idempotent requests: the finished reply of a request sent with an `Idempotency-Key`, replayed to a
  * retry for 24 h, also after a restart. `expires_at` is indexed for the sweep.
  */
 function idempotencyReplies(): Migration {

@@ -1,4 +1,4 @@
-/** The Postgres dialect (ARCHITECTURE §5): kysely's own, over a `pg` pool that returns int8 as JS numbers. */
+/** The Postgres dialect: kysely's own, over a `pg` pool that returns int8 as JS numbers. */
 import { PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";

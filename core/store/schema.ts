@@ -1,5 +1,5 @@
 /**
- * Row shapes of the tables (ARCHITECTURE §5), as kysely sees them. Only repositories use these; everything else
+ * Row shapes of the tables, as kysely sees them. Only repositories use these; everything else
  * sees the records of `types.ts`. Booleans are integers 0/1 on both dialects so the SQL is identical; timestamps are
  * bigint unix ms (Postgres hands int8 back as a string unless parsed, so repositories convert defensively).
  */
@@ -174,7 +174,7 @@ export interface BatchItemsTable {
   finished_at: NullableBigintColumn;
 }
 
-/** `guardrails` (reference b9): collections are JSON text on both dialects. */
+/** `guardrails`: collections are JSON text on both dialects. */
 export interface GuardrailsTable {
   id: string;
   workspace_id: string;

@@ -1,4 +1,4 @@
-/** A kysely dialect for bun:sqlite (ARCHITECTURE §5): kysely ships the compiler/adapter, we supply the driver. */
+/** A kysely dialect for bun:sqlite: kysely ships the compiler/adapter, we supply the driver. */
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 import {
   CompiledQuery,

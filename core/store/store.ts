@@ -1,4 +1,4 @@
-/** Assembles the repositories into the injected `Store` (ARCHITECTURE §5). */
+/** Assembles the repositories into the injected `Store`. */
 import { sql, type Kysely } from "kysely";
 import type { Logger } from "pino";
 import { storeUnavailable } from "../ops/unavailable.ts";

@@ -1,5 +1,5 @@
 /**
- * Storage contracts (ARCHITECTURE §5): repositories own all SQL; the rest of the code sees these shapes only.
+ * Storage contracts: repositories own all SQL; the rest of the code sees these shapes only.
  * One module per repository under ./types/ (records and repository interface); this file is the `Store` aggregate
  * and re-exports them all, so `import type { … } from "…/store/types.ts"` keeps working.
  */
@@ -31,11 +31,11 @@ export interface Store {
   generations: GenerationRepo;
   presets: PresetRepo;
   batches: BatchRepo;
-  /** Guardrail policies, assignments and budget spending (issue 15). */
+  /** Guardrail policies, assignments and budget spending. */
   guardrails: GuardrailRepo;
   /** Who may use a beta feature (the alignment plugin). */
   admissions: AdmissionRepo;
-  /** Finished replies of requests sent with an `Idempotency-Key` (issue 17 item 1). */
+  /** Finished replies of requests sent with an `Idempotency-Key`. */
   idempotency: IdempotencyRepo;
   /** Provider credentials of workspaces and keys, encrypted (README "Bring your own keys"). */
   byok: ByokRepo;

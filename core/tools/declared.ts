@@ -117,7 +117,7 @@ function declareOne(module: RegisteredTool, parameters: Record<string, unknown>,
   module.declare?.({ parameters, config, format: request.format, catalog: env.catalog, helpers: env.helpers, field: `${field}.parameters` });
 }
 
-/** The server tool that reveals deferred tools (reference b4). */
+/** The server tool that reveals deferred tools. */
 export const TOOL_SEARCH = "service:tool_search";
 
 /** The gateway's tool search, or Anthropic's own (`tool_search_tool_regex_20251119`, `…_bm25_…`). */

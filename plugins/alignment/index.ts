@@ -1,5 +1,5 @@
 /**
- * alignment (beta; spec "alignment plugin", reference §6): an evaluator model checks every model turn against the
+ * alignment (beta; spec "alignment plugin"): an evaluator model checks every model turn against the
  * caller's own rules. `enforce` (default) withholds a turn that breaks a rule, retries it up to `max_retries` times
  * (the withheld reply and the broken rules sent back to the model), and finally answers with an error: 403 when
  * not streamed, an in-band error (a Responses `response.failed`) when the stream's headers are out; a turn the
@@ -147,7 +147,7 @@ export default definePlugin({
     pre(ctx) {
       const s = settings(ctx);
       if (!s.instruct) return;
-      // After the leading system messages: a fixed line, then one rule per line (reference §6).
+      // After the leading system messages: a fixed line, then one rule per line.
       ctx.request.system = [...ctx.request.system, { type: "text", text: `${INSTRUCTION}\n${s.rules.join("\n")}` }];
     },
     async around(ctx, turn) {

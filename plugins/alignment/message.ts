@@ -1,5 +1,5 @@
 /**
- * What the evaluator sees of a model turn (reference §6): the assistant message only — `{content, tool_calls
+ * What the evaluator sees of a model turn: the assistant message only — `{content, tool_calls
  * [{name, arguments, namespace?}], refusal, images}` — with server tools the gateway ran counted as calls (their
  * delivered output is part of the turn). Too much to judge is `cut`: text over 10,000 UTF-16 units, more than 16 tool
  * calls, tool-call JSON over 4,000, a refusal over 1,000.

@@ -1,5 +1,5 @@
 /**
- * The withheld reply in an alignment error's `metadata.alignment.rejected` (reference §6): a chat assistant message
+ * The withheld reply in an alignment error's `metadata.alignment.rejected`: a chat assistant message
  * (no reasoning) for chat and Messages requests, or a Responses item list for Responses requests, whose ids the
  * plugin makes (`msg_<call>`, `fc_<call_id>`, `ctc_<call_id>`, `ig_<call>_<n>`).
  */

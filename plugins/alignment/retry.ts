@@ -1,5 +1,5 @@
 /**
- * The request of a retry after a blocked turn (reference §6): the same request, preferring the provider that served
+ * The request of a retry after a blocked turn: the same request, preferring the provider that served
  * the blocked turn, with one user message appended that carries the withheld reply, the rules it broke and the
  * instruction to rewrite it.
  */

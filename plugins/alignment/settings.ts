@@ -1,5 +1,5 @@
 /**
- * The alignment plugin's settings (spec "alignment plugin"; reference §6): the request's own entry is checked field
+ * The alignment plugin's settings (spec "alignment plugin"): the request's own entry is checked field
  * by field — `rules` (1–128, each 1–200 characters, no line break), `mode` (enforce | audit), `instruct`,
  * `max_retries` (0–3), `threshold` in (0, 1] — and nothing else: the operator's keys (`evaluator_model`, `admit`…)
  * are refused in a request, so a caller can neither pick the evaluator nor admit itself. Each a 400 naming the field.

@@ -1,5 +1,5 @@
 /**
- * `auto-router` (spec "Plugins"; reference §4): a request for `service/auto` gets the best model for its task. The
+ * `auto-router` (spec "Plugins"): a request for `service/auto` gets the best model for its task. The
  * prompt is classified locally (router-kit/classify.ts) and the candidates ranked by their quality for that task
  * (config `quality` on the model entries, else defaults), within the `cost_tier` band when one is given; cheaper
  * first on equal quality. `pin_model: true` keeps the model that wrote the conversation's last assistant turn when

@@ -1,5 +1,5 @@
 /**
- * File annotations (reference §4): the parsed text of a file comes back on the reply as
+ * File annotations: the parsed text of a file comes back on the reply as
  * `{type: "file", file: {hash, name?, content: [{type: "text", text}]}}` — chat `message.annotations`, Responses
  * `output_text.annotations` — and a client that sends it back on the assistant message of its next request spares
  * the gateway parsing the same file again (matched by `hash`: the SHA-256 of the file's data URL or URL as sent).

@@ -1,5 +1,5 @@
 /**
- * The fusion analysis (reference §4): before the final answer, the analyst compares the panel's drafts — it does not
+ * The fusion analysis: before the final answer, the analyst compares the panel's drafts — it does not
  * merge them — in a call of its own that must answer one JSON object of the reference's shape (`consensus`,
  * `contradictions`, `partial_coverage`, `unique_insights`, `blind_spots`). Its reply is repaired like
  * response-healing repairs JSON (jsonrepair over fences and prose) and checked against that schema. Any failure

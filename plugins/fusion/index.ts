@@ -1,5 +1,5 @@
 /**
- * `fusion` (reference b5, §4): a panel of `analysis_models` (1–8, or a `preset`'s list) answers the request in
+ * `fusion`: a panel of `analysis_models` (1–8, or a `preset`'s list) answers the request in
  * parallel, each with the web tools (`tools`, default web_search and web_fetch, within `max_tool_calls` 1–16,
  * default 4); then the analyst (`model`, else the request's model) compares their drafts — a call of its own that
  * returns the structured `analysis` (analysis.ts) — and writes the answer the client gets, at temperature 0. Every

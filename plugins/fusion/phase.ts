@@ -1,5 +1,5 @@
 /**
- * The fusion phase as the client sees it (issue 14 item 7: "the stream shows the phases"): one `service:fusion`
+ * The fusion phase as the client sees it: one `service:fusion`
  * server-tool part before the analyst's answer, in every format, whose result is the reference's fusion result
  * `{status, analysis?, responses[{model, content}], failed_models?, failure_reason?}` (a Responses `service:fusion`
  * item, a Messages `server_tool_use` + `service_fusion_tool_result`, chat `server_tool_calls`). Non-streamed it

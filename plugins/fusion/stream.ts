@@ -2,7 +2,7 @@
  * The streamed fusion reply. It starts at once (the analyst's identity, then the `service:fusion` item running) and
  * relays the phase as it happens: `fusion_call.in_progress`, each panel model's `panel.added`, its text and
  * reasoning deltas while it writes, `panel.completed` / `panel.failed`, then `analysis.in_progress` and
- * `analysis.completed`, `fusion_call.completed`, and the item's end with the whole result (reference §4's events;
+ * `analysis.completed`, `fusion_call.completed`, and the item's end with the whole result (the peer's events;
  * Responses shows them as `response.fusion_call.*`, the other formats show the item's start and end). Then the
  * analyst's answer streams. Nothing is held back: events pass from the panel's streams through a queue as they come.
  */

@@ -1,5 +1,5 @@
 /**
- * `jev-router` (reference §4): `typesafe/jev-router` picks a model and a reasoning effort. Where the reference asks a
+ * `jev-router`: `typesafe/jev-router` picks a model and a reasoning effort. Where the reference asks a
  * hosted decision model, ours is the local classifier (`advisor_model: "local-classifier"`): the task ranks the
  * candidates by quality, the prompt's complexity picks the cost tier (unless `cost_tier` says) and the effort
  * (unless the request's `reasoning.effort` says). Candidates: every text model, or those matching `models` (with

@@ -1,5 +1,5 @@
 /**
- * moderation (`{id: "moderation"}`; reference §4): the request's user input is classified before any model sees it,
+ * moderation (`{id: "moderation"}`): the request's user input is classified before any model sees it,
  * and flagged input is refused with a 403 whose `error.metadata` is `{reasons, flagged_input (at most 100
  * characters, elided in the middle), provider_name, model_slug}`. The engine is the operator's choice, in the
  * config's `plugins.moderation` (engines.ts): the local lexicon by default, an OpenAI-compatible `/moderations`

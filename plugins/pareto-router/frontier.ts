@@ -1,4 +1,4 @@
-/** The cost/quality frontier of the pareto-router, and its coding tiers (reference §4 `min_coding_score`). */
+/** The cost/quality frontier of the pareto-router, and its coding tiers. */
 import type { Candidate } from "../router-kit/candidates.ts";
 
 export type Tier = "low" | "medium" | "high";

@@ -1,5 +1,5 @@
 /**
- * `pareto-router` (reference §4): `service/pareto-code` picks from the cost/quality frontier for coding: the models
+ * `pareto-router`: `service/pareto-code` picks from the cost/quality frontier for coding: the models
  * no other model beats on both price and coding score (config `quality.coding`, else the default). Models fall in
  * tiers by coding score (≥ 0.66 high, ≥ 0.33 medium, else low); `min_coding_score` (0–1, default 0.66) names the
  * tier, and its cheapest frontier model answers, with up to two more of the same tier as fallbacks (the next tier

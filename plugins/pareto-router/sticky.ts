@@ -1,5 +1,5 @@
 /**
- * pareto-router's session stickiness (reference §4: "sticky 5 min"; the reference's page: "keeps a session on the
+ * pareto-router's session stickiness (the peer's "sticky 5 min", "keeps a session on the
  * same model when it can"). A session is the request's `session_id` (or `x-session-id`), else the conversation
  * itself: its system prompt and first user message, which every later turn of it repeats. The model chosen for a
  * session is kept in the kv for 5 minutes after the session's last request (each request renews it), so every

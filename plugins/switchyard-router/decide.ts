@@ -1,5 +1,5 @@
 /**
- * switchyard-router's tier decision (reference §4): the efficient tier (the cheapest of the request's models)
+ * switchyard-router's tier decision: the efficient tier (the cheapest of the request's models)
  * answers when it is likely enough to solve the task, else the capable tier (the dearest). "Likely enough" depends
  * on how sure the verdict is about the task being within the efficient model's reach: `p_solve` must reach 0.60
  * when the boundary is `supported`, 0.75 when `uncertain` or `unmatched`, 0.90 when `unsupported`.

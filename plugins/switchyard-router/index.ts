@@ -1,5 +1,5 @@
 /**
- * `switchyard-router` (reference §4, after NVIDIA NeMo Switchyard): `nvidia/switchyard` with the request's `models`
+ * `switchyard-router` (after NVIDIA NeMo Switchyard): `nvidia/switchyard` with the request's `models`
  * (1–3; omitted: the config's `default_models`, else the catalog's cheapest and dearest text models) chooses between
  * the efficient tier (the cheapest of them) and the capable tier (the dearest). `algorithm`:
  * - `capability`: the local rule (decide.ts) decides;

@@ -1,5 +1,5 @@
 /**
- * `web-fetch` (reference b5): lets the model fetch web pages. It adds the `service:web_fetch` server tool to the
+ * `web-fetch`: lets the model fetch web pages. It adds the `service:web_fetch` server tool to the
  * request (unless the request declares it already), so the agent loop runs the model's fetches with the tool's own
  * extraction, limits and network policy; nothing here fetches by itself. Options map onto the tool's parameters:
  * `max_uses` (1–50), `max_content_tokens`, `allowed_domains` / `blocked_domains` (≤ 50 each; a blocked domain wins).

@@ -1,5 +1,5 @@
 /**
- * `web` (spec "Plugins"; reference b5, §3): searches the web before the model answers. The last user message is the
+ * `web` (spec "Plugins"): searches the web before the model answers. The last user message is the
  * query; the search is one call of the `service:web_search` server tool (its engine, the operator's settings, the
  * network policy and its price, run through the hook context's `runTool`: nothing here searches by itself); the
  * results go into the system prompt with the search prompt, and the answer's text gets URL citations where it names

@@ -1,5 +1,5 @@
 /**
- * Canonical request → Anthropic Messages request body and headers (ARCHITECTURE §1.1, Portkey-style `request`
+ * Canonical request → Anthropic Messages request body and headers (a Portkey-style `request`
  * transform). What Anthropic cannot honour is pushed onto `request.warnings`; gateway-level fields (routing, plugins,
  * agent limits, trace, debug) are consumed by the pipeline and are not upstream fields.
  */

@@ -1,4 +1,4 @@
-/** Anthropic Message body → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
+/** Anthropic Message body → canonical response (Portkey-style `response` transform). */
 import type { CanonicalResponse, Part, ProviderCall, Warning } from "../../core/sdk/index.ts";
 import { ANTHROPIC_REASONING_FORMAT, emptyUsage, reporting, unexpectedBody, warnUnsupported } from "../../core/sdk/provider.ts";
 import { mapAnthropicError } from "./errors.ts";

@@ -1,5 +1,5 @@
 /**
- * Anthropic Messages SSE → canonical stream events (ARCHITECTURE §2, Portkey-style `stream` transform):
+ * Anthropic Messages SSE → canonical stream events (Portkey-style `stream` transform):
  * `message_start` → start + usage; `content_block_*` → id-keyed part events (`input_json_delta` → tool-call-delta,
  * `signature_delta` → the reasoning-end signature, `citations_delta` → text-end annotations; a web search's
  * `server_tool_use` → `server-tool-start` once its input is whole, its `web_search_tool_result` → `server-tool-end`);

@@ -83,7 +83,7 @@ export class GeminiTranslator {
     yield* this.begin(chunk);
     if (chunk.usageMetadata) this.usage = mapGeminiUsage(chunk.usageMetadata);
     // Gemini counts the prompt on its first chunk: reported at once (a Messages client reads its input tokens from
-    // message_start, issue 17 item 9); the usage at the end supersedes it.
+    // message_start); the usage at the end supersedes it.
     if (first && this.usage !== undefined && this.usage.input.total > 0) yield { type: "usage", usage: promptOnly(this.usage) };
     if (chunk.promptFeedback?.blockReason) this.blockReason = chunk.promptFeedback.blockReason;
     const candidate = chunk.candidates?.[0];

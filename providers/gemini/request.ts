@@ -1,5 +1,5 @@
 /**
- * Canonical request → Gemini `generateContent` body, URL and headers (ARCHITECTURE §1.1, Portkey-style `request`
+ * Canonical request → Gemini `generateContent` body, URL and headers (a Portkey-style `request`
  * transform). What Gemini cannot honour is pushed onto `request.warnings`; gateway-level fields (routing, plugins,
  * agent limits, trace, debug) are consumed by the pipeline and are not upstream fields.
  */

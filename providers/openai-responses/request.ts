@@ -1,5 +1,5 @@
 /**
- * Canonical request → Responses request body (ARCHITECTURE §1.1, Portkey-style `request` transform). High fidelity:
+ * Canonical request → Responses request body (Portkey-style `request` transform). High fidelity:
  * everything the Responses API understands is sent; what it cannot carry is pushed onto `request.warnings`.
  * Gateway-level fields (routing, plugins, agent limits, session, trace, debug) are consumed by the pipeline and are
  * not upstream fields. `store` is always false: the gateway never asks an upstream to keep state.

@@ -1,4 +1,4 @@
-/** Responses result → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
+/** Responses result → canonical response (Portkey-style `response` transform). */
 import type { CanonicalResponse, Part, ProviderCall, ReasoningPart, ToolCallPart, Warning } from "../../core/sdk/index.ts";
 import { emptyUsage, unexpectedBody } from "../../core/sdk/provider.ts";
 import { RESPONSES_REASONING_FORMAT } from "./input.ts";

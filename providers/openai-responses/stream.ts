@@ -1,5 +1,5 @@
 /**
- * Responses SSE events → canonical stream events (ARCHITECTURE §2, Portkey-style `stream` transform; reference b10).
+ * Responses SSE events → canonical stream events (Portkey-style `stream` transform).
  * `start` from `response.created`, part events from the item-scoped events, then `usage` and `finish` from
  * `response.completed` / `response.incomplete`. `response.failed`, an `error` event, malformed data or a stream cut
  * before its terminal event all become an `error` event, never a silent cut.

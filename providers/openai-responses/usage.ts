@@ -33,7 +33,7 @@ export function mapFinish(response: WireResponse, sawToolCall: boolean): Finish 
   return { reason: "stop", raw: response.status ?? "completed" };
 }
 
-/** Failed-result `error.code` strings (reference b11) → the HTTP status the same failure would have had. */
+/** Failed-result `error.code` strings → the HTTP status the same failure would have had. */
 const CODE_STATUS: Record<string, number> = {
   rate_limit_exceeded: 429,
   server_error: 502,

@@ -1,4 +1,4 @@
-/** Chat-completions finish reasons → the unified `Finish` (ARCHITECTURE §2: unified reason plus the exact raw value). */
+/** Chat-completions finish reasons → the unified `Finish`. */
 import type { Finish, FinishReason } from "../../core/sdk/index.ts";
 
 const UNIFIED: Record<string, FinishReason> = {

@@ -1,5 +1,5 @@
 /**
- * Canonical system + messages → chat-completions `messages` (ARCHITECTURE §2 request model → OpenAI wire).
+ * Canonical system + messages → chat-completions `messages`.
  * Tool results become `role: tool` messages wherever the canonical model put them (Messages-format clients send them
  * inside user turns), keeping their order; what chat cannot carry is recorded as a warning.
  */

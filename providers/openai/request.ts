@@ -1,5 +1,5 @@
 /**
- * Canonical request → chat-completions request body (ARCHITECTURE §1.1, Portkey-style `request` transform).
+ * Canonical request → chat-completions request body (Portkey-style `request` transform).
  * Fields this upstream cannot honour are pushed onto `request.warnings` as `unsupported_field`; gateway-level
  * fields (routing, plugins, agent limits, trace, debug) are consumed by the pipeline and are not upstream fields.
  */

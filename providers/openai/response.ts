@@ -1,4 +1,4 @@
-/** Chat completion body → canonical response (ARCHITECTURE §1.1, Portkey-style `response` transform). */
+/** Chat completion body → canonical response (Portkey-style `response` transform). */
 import type { CanonicalResponse, Part, ProviderCall } from "../../core/sdk/index.ts";
 import { emptyUsage, mapUpstreamError, mediaTypeOf, unexpectedBody } from "../../core/sdk/provider.ts";
 import { audioPartOf } from "./audio.ts";

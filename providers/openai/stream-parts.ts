@@ -1,5 +1,5 @@
 /**
- * Chat-completions deltas → canonical part events (start / delta / end keyed by id, ARCHITECTURE §2); generated
+ * Chat-completions deltas → canonical part events (start / delta / end keyed by id); generated
  * images (`delta.images`, OpenRouter-style image output) become whole `image` events.
  * One block is open at a time: switching between reasoning, text and a tool call closes the previous block, so
  * encoders that need sequential blocks (Messages) get them. OpenAI and the compatible servers stream parallel tool

@@ -1,5 +1,5 @@
 /**
- * Chat-completions SSE chunks → canonical stream events (ARCHITECTURE §2, Portkey-style `stream` transform).
+ * Chat-completions SSE chunks → canonical stream events (Portkey-style `stream` transform).
  * `start` first, part events, then `usage` and `finish` once the stream has ended; an in-band error chunk, malformed
  * data, a stream cut before its finish or one with no chunk of the expected shape becomes an `error` event, never a
  * silent cut or an empty success.
@@ -136,7 +136,7 @@ function startEvent(chunk: ChatCompletion | undefined, call: ProviderCall): Stre
 }
 
 /**
- * An in-band `error` chunk (reference b10): `metadata.error_type` is already canonical when the upstream is a gateway
+ * An in-band `error` chunk: `metadata.error_type` is already canonical when the upstream is a gateway
  * of our kind; otherwise a numeric `code` is an HTTP status and maps like a non-2xx reply.
  */
 function inBandError(error: WireError, call: ProviderCall): GatewayError {

@@ -1,4 +1,4 @@
-/** Chat-completions `usage` → canonical `Usage` (ARCHITECTURE §2). */
+/** Chat-completions `usage` → canonical `Usage`. */
 import type { Usage } from "../../core/sdk/index.ts";
 import { openAiFamilyUsage } from "../../core/sdk/provider.ts";
 import type { WireUsage } from "./wire.ts";

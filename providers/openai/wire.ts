@@ -169,7 +169,7 @@ export interface WireChoice {
   logprobs?: { content?: unknown[] | null } | null;
 }
 
-/** The in-band error object of OpenRouter-style streams (reference b10). */
+/** The in-band error object of OpenRouter-style streams. */
 export interface WireError {
   code?: string | number;
   message?: string;

@@ -22,7 +22,7 @@ export async function* planEvents(plan: SimPlan, call: ProviderCall): AsyncGener
     created: Math.floor(call.helpers.now() / 1000),
   };
   // The prompt is counted before the first token, as Anthropic's message_start reports it: a Messages client sees
-  // its input tokens there (issue 17 item 9). The final usage event below supersedes it.
+  // its input tokens there. The final usage event below supersedes it.
   yield { type: "usage", usage: usageOf(plan.usage.promptTokens, 0, 0) };
   let open: Open;
   const count = plan.pieceCount;

@@ -16,7 +16,7 @@
  * Values are non-negative integers up to a cap per key (`DIRECTIVE_CAPS`: 100,000 tokens, 10 minutes of latency,
  * one minute between chunks). An unknown key, a bad value or one over its cap fails the request with a 400, so a
  * typo in a test is loud rather than silently ignored, and no request can make the simulator build an answer of
- * unbounded size (issue 16 item 13: `tokens=999999` overflowed the stack).
+ * unbounded size.
  */
 
 /** Overrides parsed from a directive. */

@@ -54,7 +54,7 @@ export interface SimTiming {
 /**
  * Everything a front end needs to answer one request. The output is not built up front: `piece(i)` makes each
  * chunk when it is read, from the plan's layout, so a long reply to a client that never reads costs nothing while
- * it waits (issue 16 item 16: 500 unread streams of precomputed pieces held 1.3 GB). `pieces`, `text` and
+ * it waits. `pieces`, `text` and
  * `reasoning` build the whole thing, for the non-streamed answer and for tests.
  */
 export class SimPlan {

@@ -28,7 +28,7 @@ let turned = true;
 /**
  * Gives the event loop a turn when the simulator has kept it busy for a slice (4 ms) without one, as a network
  * upstream's next bytes would: answers made entirely in microtasks ran back to back without letting any other
- * request in (issue 16 item 13: a 10,000-item batch on the simulator froze `/health` for 12 s). A light load never
+ * request in (000-item batch on the simulator froze `/health` for 12 s). A light load never
  * waits; a heavy one is cut into slices.
  */
 export function yieldIfBusy(): Promise<void> | undefined {

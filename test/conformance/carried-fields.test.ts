@@ -1,5 +1,5 @@
 /**
- * Fields that used to vanish with no warning (issue 17 item 3), where the upstream has a place for them: each cell
+ * Fields that used to vanish with no warning, where the upstream has a place for them: each cell
  * checks the recorded upstream body carries the field in the upstream's own dialect — collected and streamed — and
  * that no warning names it. `trace` is the gateway's own (tracing) and never reaches an upstream. What cannot be
  * carried is a warning instead: see warnings.test.ts (cells) and strict.test.ts (every site, refused in strict mode).

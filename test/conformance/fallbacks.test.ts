@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 6: when the primary model fails (or refuses), the fallback models are tried in order — Messages
+ * When the primary model fails (or refuses), the fallback models are tried in order — Messages
  * `fallbacks: [{model}]`, chat / Responses `models: [...]`. Asserted through the upstream calls the fake recorded
  * (which endpoint, in which order) and the routing metadata the client sees, collected and streamed, with the
  * primary and the fallbacks on different adapters.

@@ -1,5 +1,5 @@
 /**
- * Translation matrix (issue 4 item 5), content features: text, system prompt, multi-turn history, images by data URL
+ * Translation matrix, content features: text, system prompt, multi-turn history, images by data URL
  * and by http URL — for every inbound format × upstream adapter, collected and streamed. Each cell asserts what
  * the client saw (in its own format) and what the fake upstream received (in its own dialect).
  */

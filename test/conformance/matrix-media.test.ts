@@ -1,5 +1,5 @@
 /**
- * Translation matrix, generated media (issue 17 item 4): generated images and audio come back. Each upstream that
+ * Translation matrix, generated media: generated images and audio come back. Each upstream that
  * makes them (OpenAI chat `message.images` / `message.audio`, OpenAI Responses `image_generation_call`, Gemini
  * `inlineData`) answers from the loopback fake in its real wire shape, streamed and not; the official clients read
  * them back in every format: chat `message.images` / `message.audio` (streamed `delta.images` / `delta.audio`),

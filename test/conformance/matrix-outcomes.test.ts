@@ -1,5 +1,5 @@
 /**
- * Translation matrix (issue 4 item 5), outcomes: stop reasons (max tokens, refusal / content filter), usage with
+ * Translation matrix, outcomes: stop reasons (max tokens, refusal / content filter), usage with
  * cache and reasoning tokens and its cost, and errors — an upstream non-2xx before anything was sent (status +
  * envelope), and a failure after the stream started (the format's in-band terminal error: chat error chunk with
  * finish_reason "error", Responses `response.failed` with error_type, Messages `event: error` with
@@ -105,7 +105,7 @@ for (const cell of allCells()) {
     });
 
     if (format === "chat" && stream) {
-      // Issue 17 item 8: the usage always comes, as OpenRouter sends it; without include_usage on the finish chunk.
+      // The usage always comes, as OpenRouter sends it; without include_usage on the finish chunk.
       test("usage without stream_options.include_usage: on the finish chunk, the same as with it", async () => {
         const usage = fixture(adapter, "text").expect.usage!;
         c.fake.enqueue(replyOf(adapter, "text", stream));

@@ -1,5 +1,5 @@
 /**
- * Translation matrix (issue 4 item 5), tool use and reasoning: tool calls (ids preserved, arguments never lost in
+ * Translation matrix, tool use and reasoning: tool calls (ids preserved, arguments never lost in
  * streaming), tool results on the next turn, and reasoning whose signature / encrypted content must travel back to
  * the upstream on the next turn — for every inbound format × upstream adapter, collected and streamed.
  * The second turn always replays exactly what the client received in the first, as an SDK user would.

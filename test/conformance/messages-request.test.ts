@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 1: `POST /messages` accepts every field of the spec's Messages request table (and the fields Anthropic
+ * `POST /messages` accepts every field of the spec's Messages request table (and the fields Anthropic
  * clients send that the spec leaves unnamed), carries them to a native Anthropic upstream, and rejects the spec's
  * invalid combinations with 400 and the error envelope before any upstream is called.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 2: the Messages result has every field of the spec's table, and each Anthropic stop reason reaches
+ * The Messages result has every field of the spec's table, and each Anthropic stop reason reaches
  * every format as that format says it (collected and streamed).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";

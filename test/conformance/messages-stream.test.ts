@@ -1,5 +1,5 @@
 /**
- * Issue 4 item 3: the Messages stream is the named-event sequence Anthropic clients expect (`message_start`,
+ * The Messages stream is the named-event sequence Anthropic clients expect (`message_start`,
  * `content_block_start|delta|stop` with text / thinking / signature / input_json deltas, `message_delta` with stop
  * reason and usage, `message_stop`), over every adapter, with `event: ping` keep-alives while the upstream is slow.
  */
@@ -68,7 +68,7 @@ describe("event sequence (every adapter)", () => {
       }
     });
 
-    // Issue 17 item 9: clients such as LangChain's ChatAnthropic read input tokens only from message_start.
+    // Clients such as LangChain's ChatAnthropic read input tokens only from message_start.
     const early = wireFamily(adapter) === "anthropic" || wireFamily(adapter) === "gemini";
     test(`${adapter}: message_start carries the prompt tokens ${early ? "the upstream reported before the first token" : "as 0 (this upstream counts them at the end)"}`, async () => {
       c.fake.enqueue(replyOf(adapter, "text", true));

@@ -1,5 +1,5 @@
 /**
- * Native web search through HTTP (issue 12, `engine: "native"`: the upstream's own search where the adapter has one).
+ * Native web search through HTTP (`engine: "native"`: the upstream's own search where the adapter has one).
  * A Responses client declaring `service:web_search` natively against the Anthropic and OpenAI Responses models: the
  * fake upstream receives the upstream's own search tool, the client gets a `service:web_search` item with the
  * sources, the answer with its url_citation, and the search in `usage.server_tool_use_details`. A Messages client

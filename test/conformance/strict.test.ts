@@ -1,5 +1,5 @@
 /**
- * Strict translation mode (issue 17 item 2), checked for every warning a request translation can raise: each row
+ * Strict translation mode, checked for every warning a request translation can raise: each row
  * names the source file of one warning site (a format decoder or an adapter's request builder), a request that
  * reaches it and the field the warning names. Without strict mode the request succeeds and the warning is in
  * `service_metadata.warnings`; with `X-Service-Strict: true` it is a 422 `unprocessable` naming the field and the

@@ -1,5 +1,5 @@
 /**
- * Cells a pair cannot carry (issue 4 item 5: "recorded as a warning, visible in service_metadata when opted in, never
+ * Cells a pair cannot carry ("recorded as a warning, visible in service_metadata when opted in, never
  * dropped silently"). Each row names a (format, adapter) pair and a request feature the upstream has no place for;
  * the request still succeeds, the feature is absent upstream, and `service_metadata.warnings` names it — collected
  * and streamed.
@@ -108,7 +108,7 @@ const ROWS: Row[] = [
     field: "tool_result.is_error",
     absent: (v) => !JSON.stringify(v.body).includes("is_error"),
   },
-  // Issue 17 item 3: accepted and dropped with no warning before.
+  // Accepted and dropped with no warning before.
   { format: "messages", adapter: "openai", feature: "speed", extra: { speed: "fast" }, field: "speed", absent: (v) => !("speed" in v.body) },
   { format: "messages", adapter: "gemini", feature: "speed", extra: { speed: "fast" }, field: "speed", absent: (v) => !JSON.stringify(v.body).includes("fast") },
   { format: "messages", adapter: "openai-responses", feature: "speed", extra: { speed: "fast" }, field: "speed", absent: (v) => !("speed" in v.body) },

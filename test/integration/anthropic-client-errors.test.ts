@@ -1,5 +1,5 @@
 /**
- * Errors as the official clients read them (issue 17 items 10 and 13): every error on a Messages path — from the
+ * Errors as the official clients read them: every error on a Messages path — from the
  * pipeline, from the edge before any format is known, from the size check before the body is read — carries
  * Anthropic's `type: "error"` and `error.type` beside the envelope's `code`, `message` and `metadata`, so the
  * Anthropic SDK's `err.type` is set; and a client whose base URL is one segment off is told which one to use.

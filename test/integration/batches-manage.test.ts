@@ -1,5 +1,5 @@
 /**
- * Managing batches over HTTP (reference b7; README "Batches"): list with a cursor, cancel (cancelling → cancelled,
+ * Managing batches over HTTP (README "Batches"): list with a cursor, cancel (cancelling → cancelled,
  * finished results kept), delete (terminal only, else 409), expiry past the 24 h window, and 410 once results are
  * deleted 30 days after creation. Time moves through an injected clock.
  */

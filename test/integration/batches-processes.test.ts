@@ -1,5 +1,5 @@
 /**
- * Several gateway processes share one batch (issue 6): two `bun server.ts` children on one Postgres schema and one
+ * Several gateway processes share one batch: two `bun server.ts` children on one Postgres schema and one
  * Redis claim items atomically (FOR UPDATE SKIP LOCKED), so no request is executed twice and both do work.
  * Runs when DATABASE_URL (postgres) and REDIS_URL are set, as in CI.
  */

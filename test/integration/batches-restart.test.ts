@@ -1,5 +1,5 @@
 /**
- * "Nothing is lost or done twice" (issue 6): the real server as a child process on a SQLite file is killed with
+ * "Nothing is lost or done twice": the real server as a child process on a SQLite file is killed with
  * SIGKILL in the middle of a batch and started again on the same file. Every request ends exactly once, the batch
  * completes, and the loopback upstream's recorded requests prove that no request that had finished ran again —
  * only requests interrupted mid-flight may be sent a second time.

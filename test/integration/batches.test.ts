@@ -1,5 +1,5 @@
 /**
- * Batches over HTTP (spec "Batch", endpoint 5; reference b7): submit → validating → in_progress → completed against
+ * Batches over HTTP (spec "Batch", endpoint 5): submit → validating → in_progress → completed against
  * the loopback simulator, result entries, aggregate usage with the batch discount, validation that reports every
  * bad request, the three endpoints, auth and 404.
  */

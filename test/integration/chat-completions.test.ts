@@ -155,7 +155,7 @@ describe("streaming", () => {
     const frames = raw.split("\n\n").filter((f) => f.startsWith("data: "));
     expect(frames.at(-1)).toBe("data: [DONE]");
     const chunks = frames.slice(0, -1).map((f) => JSON.parse(f.slice(6)) as { usage?: { prompt_tokens: number }; id: string; choices: Array<{ finish_reason: string | null }> });
-    // Issue 17 item 8: the final usage always comes, on the chunk carrying the finish_reason, never in a chunk of its own.
+    // The final usage always comes, on the chunk carrying the finish_reason, never in a chunk of its own.
     expect(chunks.every((c) => c.choices.length === 1)).toBe(true);
     expect(chunks.filter((c) => c.usage !== undefined)).toHaveLength(1);
     expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("stop");

@@ -1,5 +1,5 @@
 /**
- * The container files API over HTTP (spec "Container file", operation 6; reference b8): listing order and every
+ * The container files API over HTTP (spec "Container file", operation 6): listing order and every
  * cursor rule (limit pages, `after` from any id, the scan bound on directory markers), metadata, content, deletion,
  * auth, workspace isolation, expiry and the store's outage.
  */

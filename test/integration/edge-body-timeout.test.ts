@@ -1,5 +1,5 @@
 /**
- * Reading a request body is bounded in time (issue 16 item 11): a body that stalls or trickles is a 408 envelope
+ * Reading a request body is bounded in time: a body that stalls or trickles is a 408 envelope
  * and its connection is closed, and a request without a key is refused before a byte of its body is read.
  * The bounds are made small here (README "Limits of the HTTP edge" has the defaults).
  */

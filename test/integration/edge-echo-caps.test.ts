@@ -1,5 +1,5 @@
 /**
- * What a client sends is echoed and stored in bounded size (issue 16 item 14): a 10 MB `model` came back whole in
+ * What a client sends is echoed and stored in bounded size: a 10 MB `model` came back whole in
  * the 400 (message and metadata) and was written whole to the generations table. Model ids are capped at 256
  * characters by every format's schema; any client string an error repeats is clipped to ~256 characters and "…".
  */

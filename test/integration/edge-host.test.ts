@@ -1,5 +1,5 @@
 /**
- * The Host header never changes what a request reaches, and never exposes the runtime (issue 16 items 9 and 10):
+ * The Host header never changes what a request reaches, and never exposes the runtime:
  * a missing or unusable Host is a 400 envelope, any usable one — even one character — routes on the path alone, and
  * a failure the app did not handle is the 500 envelope, never Bun's development error page.
  */

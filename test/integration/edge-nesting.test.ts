@@ -1,5 +1,5 @@
 /**
- * Deeply nested JSON is refused before anything parses or validates it (issue 16 item 8): 20,000 nested arrays in a
+ * Deeply nested JSON is refused before anything parses or validates it: 20,000 nested arrays in a
  * message used to stop the whole process for seconds on every inference endpoint and on preset creation. Now: a 400
  * in milliseconds, and `/health` answers meanwhile. A wide body that fails validation is answered quickly too.
  */

@@ -1,5 +1,5 @@
 /**
- * One range per meaning, whichever format carries it (issue 16 item 17): Responses accepted `temperature` 12345 and
+ * One range per meaning, whichever format carries it: Responses accepted `temperature` 12345 and
  * `top_p` -1, Messages `temperature` 12345, and nothing capped `tools`, Messages' `stop_sequences` and `metadata`,
  * or the output cap. Just outside a bound is a 400 naming the field on every inference endpoint; exactly at the
  * bounds a body is accepted (checked through preset creation, which validates the same schema and runs nothing).

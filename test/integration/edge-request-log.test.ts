@@ -1,6 +1,6 @@
 /**
  * Every answer gets one request log line, the edge's own refusals and 500s included, and every 500 an error line
- * with its cause (issue 16 item 18). Inference requests keep their one richer line from the pipeline. An error
+ * with its cause. Inference requests keep their one richer line from the pipeline. An error
  * answer's line says why (`error_message`).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

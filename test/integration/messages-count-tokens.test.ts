@@ -1,5 +1,5 @@
 /**
- * `POST /messages/count_tokens` through the Anthropic SDK's `countTokens` (issue 17 item 7): Anthropic's shape, an
+ * `POST /messages/count_tokens` through the Anthropic SDK's `countTokens`: Anthropic's shape, an
  * inference key, the validation of /messages, and never an upstream call or a charge.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * The models API as the official clients read it (issue 17 item 10): `models.list` and `models.retrieve` of
+ * The models API as the official clients read it: `models.list` and `models.retrieve` of
  * `openai` and `@anthropic-ai/sdk` — ids with a slash, the standard fields each family reads, Anthropic's cursor
  * paging, and a 404 each client recognises.
  */

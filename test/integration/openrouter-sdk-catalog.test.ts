@@ -72,7 +72,7 @@ describe("models", () => {
     const params = (id: string) => data.find((m) => m.id === id)!.supportedParameters;
     expect(params("acme/chat")).toEqual(expect.arrayContaining(["tools", "temperature", "seed", "frequency_penalty", "logit_bias", "logprobs", "reasoning"]));
     expect(params("acme/claude")).toEqual(["tools", "temperature"]);
-    // The simulator answers structured-output formats with JSON of the schema (issue 17 item 12).
+    // The simulator answers structured-output formats with JSON of the schema.
     expect(params("simulator/small")).toEqual(["tools", "tool_choice", "max_tokens", "response_format", "structured_outputs"]);
     // A model served by both adapters offers what either endpoint honours.
     expect(params("shared/m")).toEqual(params("acme/chat"));

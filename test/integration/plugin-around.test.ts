@@ -1,5 +1,5 @@
 /**
- * The `around` plugin hook through HTTP (issue 11), with a plugin that imports only the public SDK entry
+ * The `around` plugin hook through HTTP, with a plugin that imports only the public SDK entry
  * (test/fixtures/extensions/turn-wrapper.ts): it retries a turn with a changed request, fans one out to two models
  * and combines the answers, reads the chosen endpoint's context length, charges for priced work (shown in
  * `usage.cost` and billed to the key), and sees the client go away through its abort signal. Every turn is billed.

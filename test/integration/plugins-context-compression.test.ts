@@ -1,5 +1,5 @@
 /**
- * The context-compression plugin through HTTP (issue 14 item 3), against a fake upstream that records what it is
+ * The context-compression plugin through HTTP, against a fake upstream that records what it is
  * sent: long histories are cut from the middle to fit the chosen endpoint's window minus `max_tokens` (on by default
  * for windows of 8,192 tokens or less, on request for any), tool calls and results go as pairs, and a prompt that
  * cannot be made to fit is a 400 `context_length_exceeded`.

@@ -1,5 +1,5 @@
 /**
- * The file-parser plugin through HTTP (issue 14 item 4), with PDFs made in the test: a PDF sent as a chat `file`
+ * The file-parser plugin through HTTP, with PDFs made in the test: a PDF sent as a chat `file`
  * part, a Responses `input_file`, an Anthropic `document` block, or by URL (fetched under the network policy) reaches
  * a text-only model as its text; a model whose config reads files gets the file itself; the text comes back as a
  * file annotation, and sending it back skips the parsing; encrypted, corrupt and oversized PDFs are clear 400s.

@@ -1,5 +1,5 @@
 /**
- * The `fusion` plugin through HTTP (issue 14 item 7), against scripted upstreams whose panel models write drafts
+ * The `fusion` plugin through HTTP, against scripted upstreams whose panel models write drafts
  * (one searching the web first, through a fake SearXNG on loopback; one on a second upstream that answers late),
  * whose analyst first compares the drafts as JSON (the structured `analysis`) and then answers from them: every call
  * is billed, a failing panel model or analysis does not fail the request, presets come from the config, streams show

@@ -1,5 +1,5 @@
 /**
- * pareto-router's 5-minute session stickiness through HTTP (issue 14 item 6; reference §4 "sticky 5 min"): a
+ * pareto-router's 5-minute session stickiness through HTTP: a
  * session — its `session_id` / `x-session-id`, else the conversation (system prompt and first user message) — keeps
  * the model chosen for it while that model is still one of the request's candidates and can serve, even when the
  * ranking would now pick another; 5 minutes after the session's last request it is chosen afresh. The gateway runs

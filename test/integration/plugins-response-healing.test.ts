@@ -1,5 +1,5 @@
 /**
- * The response-healing plugin through HTTP (issue 14 item 2), against a fake upstream scripted to answer with
+ * The response-healing plugin through HTTP, against a fake upstream scripted to answer with
  * broken JSON: repaired replies come back as clean JSON (and checked against the schema), what cannot be repaired
  * comes back untouched with a warning, streamed replies pass through untouched and say so, and requests without a
  * JSON format are left alone.

@@ -1,5 +1,5 @@
 /**
- * The router plugins through HTTP (issue 14 item 6): auto-router, auto-beta-router, pareto-router, jev-router and
+ * The router plugins through HTTP: auto-router, auto-beta-router, pareto-router, jev-router and
  * switchyard-router against a scripted upstream serving five priced models with quality scores in the config. The
  * reply's `model` is the chosen one; `service_metadata` names the router's strategy, the model id asked for and why;
  * every limit of the lists at its boundary; the reservation of a key with a credit limit covers any model.

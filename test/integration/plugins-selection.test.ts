@@ -1,5 +1,5 @@
 /**
- * Plugin selection through HTTP (issue 14 item 1): `plugins` in every format and in presets, the operator's
+ * Plugin selection through HTTP: `plugins` in every format and in presets, the operator's
  * defaults in the config (`enabled`, default options, `locked`), and the 400s for unknown ids and options, with
  * the official clients. The built-in response-healing plugin is the witness: the fake model always answers broken
  * JSON, so whether the reply comes back repaired shows whether the plugin ran.

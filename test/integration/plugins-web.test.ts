@@ -1,5 +1,5 @@
 /**
- * The `web` and `web-fetch` plugins through HTTP (issue 14 item 5), against a fake SearXNG and fake pages on
+ * The `web` and `web-fetch` plugins through HTTP, against a fake SearXNG and fake pages on
  * loopback (reached through the operator allow-list) and a scripted model: `web` searches once with the last user
  * message, puts the results before the model with the search prompt, bills the engine's price and cites the URLs the
  * answer names; `web-fetch` hands the model the `service:web_fetch` tool, run by the agent loop under its limits.

@@ -1,5 +1,5 @@
 /**
- * Using presets in inference (reference b6 "Use in a request") through the real clients: `openai` for chat and
+ * Using presets in inference through the real clients: `openai` for chat and
  * Responses, `@anthropic-ai/sdk` for Messages. The loopback simulator records what the upstream received, which is
  * where a merge shows: request fields win, the preset's system prompt comes first, tools merge by identity.
  */

@@ -1,5 +1,5 @@
 /**
- * Presets over HTTP (spec "Preset", endpoints 3–4; reference b6): create from chat / Messages / Responses bodies,
+ * Presets over HTTP (spec "Preset", endpoints 3–4): create from chat / Messages / Responses bodies,
  * versions, reads, delete, and every error status the spec lists for preset creation (400, 401, 403, 404, 409, 500).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

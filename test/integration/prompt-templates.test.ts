@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 5: Responses `prompt: {id, variables, version?}` names a stored template — a preset — whose system
+ * Responses `prompt: {id, variables, version?}` names a stored template — a preset — whose system
  * prompt is rendered with `{{variable}}` substitution and applied like the preset (its config under the request).
  * Every upstream adapter receives the rendered text (the fake upstream records what each got); an unknown id is 404,
  * a missing variable 400 naming it, `version` picks that preset version.

@@ -1,6 +1,6 @@
 /**
- * Requests refused before the pipeline, sent by the official clients, each get one request log line (issue 17 item
- * 14): status, method, path, why (`error_type`), the key's hash prefix when the key was good — and never a key, nor
+ * Requests refused before the pipeline, sent by the official clients, each get one request log line:
+ * status, method, path, why (`error_type`), the key's hash prefix when the key was good — and never a key, nor
  * the query string.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

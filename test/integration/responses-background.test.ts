@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 6: `background: true` asks for a response fetched later through GET /responses/{id}; the gateway stores
+ * `background: true` asks for a response fetched later through GET /responses/{id}; the gateway stores
  * no responses, so it refuses the request (400 naming why) rather than answering synchronously a client that expects
  * a `queued` response it will poll. `background: false` is an ordinary request.
  */

@@ -1,5 +1,5 @@
 /**
- * Strict translation mode through HTTP (issue 17 item 2): the `X-Service-Strict` header, the config default `strict`
+ * Strict translation mode through HTTP: the `X-Service-Strict` header, the config default `strict`
  * and which one wins, what does not count (a default the gateway filled in, warnings that are no translation), and
  * what the official clients see. Every warning site is covered in test/conformance/strict.test.ts.
  */

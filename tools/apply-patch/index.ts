@@ -1,7 +1,7 @@
 /**
- * `service:apply_patch` (reference b4/§1b/§1c, issue 13 part 1): the model edits the container's files with V4A
+ * `service:apply_patch`: the model edits the container's files with V4A
  * patches. Request entry `{type: "service:apply_patch", parameters?: {engine?, environment?, sleep_after_seconds?}}`;
- * accepted in every inbound format (issue 13 overrides the reference's Responses-only note).
+ * accepted in every inbound format.
  *
  * Model arguments, exactly one of: `patch`, a whole V4A patch (`*** Begin Patch` … `*** End Patch`, any number of
  * files), or `operation: {type: create_file|update_file|delete_file, path, diff?}`, the per-file form of OpenAI's

@@ -1,8 +1,8 @@
 /**
- * `service:bash` (reference b4, tools-plugins-guardrails §1b; issue 13 part 1): runs a bash command in the request's
+ * `service:bash`: runs a bash command in the request's
  * container (core/containers: a sandbox whose files outlive the request). Request entry
  * `{type: "service:bash", parameters?: {engine?, environment?, sleep_after_seconds?}}`; accepted in every inbound
- * format (issue 13: "Accepted in every inbound format", which overrides the reference's Messages-only note).
+ * format (which overrides the reference's Messages-only note).
  *
  * The model calls it with `command` (or `commands[]`, joined by newlines into one script, so later commands run even
  * when an earlier one fails, as typed into a terminal), `restart` (a fresh container for the rest of the request),

@@ -1,5 +1,5 @@
 /**
- * The request-entry `parameters` the container tools share (reference b4: bash, shell, files, apply_patch): where the
+ * The request-entry `parameters` the container tools share (shell, files, apply_patch): where the
  * container comes from (`environment`), how long it idles before it expires (`sleep_after_seconds`), and for the tools
  * that can run on the client, who runs the call (`engine`). Kept in one place so the four tools accept exactly the
  * same shapes and turn them into the same `ContainerRequest`.
@@ -7,7 +7,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { ContainerEnvironment, ContainerRequest } from "../../core/sdk/index.ts";
 
-/** The container service's idle-timer bound (issue 13: default 900, max 2,592,000 = 30 days). */
+/** The container service's idle-timer bound (max 2,592,000 = 30 days). */
 export const MAX_SLEEP_AFTER_SECONDS = 2_592_000;
 
 export const Environment = Type.Union([

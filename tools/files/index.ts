@@ -1,5 +1,5 @@
 /**
- * `service:files` (reference b4/§1b, issue 13 part 1): list, read, write and edit the files of the request's container
+ * `service:files`: list, read, write and edit the files of the request's container
  * (the one bash and shell run in, so the model can inspect and change what its commands produced). Request entry
  * `{type: "service:files", parameters?: {environment?, sleep_after_seconds?}}`; every inbound format. Operations and
  * results: ./operations.ts, plus `container_id`. File ids are the container listing's (`cfile_…`, core/containers/file-ids.ts).

@@ -1,5 +1,5 @@
 /**
- * The files tool's four operations on one container (reference b4 `files`; issue 13 part 1): `list`, `read`, `write`
+ * The files tool's four operations on one container: `list`, `read`, `write`
  * (creates or overwrites) and `edit` (replace exactly one occurrence of `old_string`, and/or rename to `new_filename`).
  * Each returns `{result, file_id?, filename?}`: `result` is what the reference's `{result: …}` carries, `file_id` and
  * `filename` name the file it touched (the Responses item shows them). A failure is thrown: the model sees `{error}`.

@@ -1,5 +1,5 @@
 /**
- * `service:image_generation` (reference b4, tools-plugins-guardrails §1b/§1c): the model describes an image, the
+ * `service:image_generation`: the model describes an image, the
  * gateway makes it with an image model of its catalog (a model whose config lists `image` in `output_modalities`:
  * an OpenAI Images API upstream, a chat model with image output, or the built-in `simulator/image`), billed at that
  * model's `pricing.image` per image.

@@ -1,5 +1,5 @@
 /**
- * The schemas of `service:image_generation` (reference b4): the request entry's `parameters` (how the image is
+ * The schemas of `service:image_generation`: the request entry's `parameters` (how the image is
  * made; unknown keys and values outside the lists are 400s naming the field), the operator's settings, and the
  * arguments the model calls it with (only the prompt: the client decides the rest).
  */

@@ -1,8 +1,8 @@
 /**
- * `service:shell` (reference b4, tools-plugins-guardrails §1b; issue 13 part 1): runs shell commands in the request's
+ * `service:shell`: runs shell commands in the request's
  * container, each command its own invocation (a failing or timed-out one does not stop the next). Request entry
  * `{type: "service:shell", parameters?: {engine?, environment?, sleep_after_seconds?}}`; accepted in every inbound
- * format (issue 13 overrides the reference's Responses+Messages note).
+ * format.
  *
  * The model calls it with `{commands: [...], timeout_ms?, max_output_length?}` (both per command, clamped); the result
  * is `{output: [{stdout, stderr, outcome: {type: "exit", exit_code} | {type: "timeout"}}], container_id}`, one entry per

@@ -1,5 +1,5 @@
 /**
- * `service:web_fetch` (reference b4, tools-plugins-guardrails §1b): fetches one URL through the gateway's
+ * `service:web_fetch`: fetches one URL through the gateway's
  * policy-checked fetch and hands the model readable text: `{url, title, content, status: "completed", retrieved_at,
  * status_code, content_type, truncated}`. HTML becomes the page's main content as Markdown, PDF its text; plain text,
  * Markdown and JSON come as they are; other content types are refused. PDFs and HTML are read in the gateway's

@@ -1,5 +1,5 @@
 /**
- * `service:web_search` (reference b4, tools-plugins-guardrails §1b/§3): searches the web with the engine the operator
+ * `service:web_search`: searches the web with the engine the operator
  * configured (`tools.web_search.engine`: searxng, brave, tavily or exa) and hands the model
  * `{query, results: [{title, url, snippet, published?}]}`. Each engine request is billed with `price_per_request`
  * (default per engine) before it is sent. Over `max_uses` / `max_total_results` the call returns

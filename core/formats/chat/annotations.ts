@@ -1,5 +1,5 @@
 /**
- * Text annotations → chat `message.annotations` (reference §1c). The canonical citation is the Responses shape
+ * Text annotations → chat `message.annotations`. The canonical citation is the Responses shape
  * `{type: url_citation, url, title, start_index, end_index, content?}`; chat nests it as
  * `{type: url_citation, url_citation: {url, title, content, start_index, end_index}}`. Other shapes (already chat's,
  * Anthropic's) pass untouched.

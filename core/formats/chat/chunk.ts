@@ -1,4 +1,4 @@
-/** Shapes of `chat.completion.chunk` frames (OpenAI's streaming shape; reference b10 for the in-band error). */
+/** Shapes of `chat.completion.chunk` frames (OpenAI's streaming shape). */
 import type { AlignmentReport } from "../../model/response.ts";
 import type { ChatError } from "./error.ts";
 import type { ChatAudioOut, ChatLogprobs } from "./encode.ts";

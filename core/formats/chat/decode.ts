@@ -1,4 +1,4 @@
-/** Chat-completions body → canonical request (spec "Chat-completions request", "Limits"; ARCHITECTURE §3). */
+/** Chat-completions body → canonical request (spec "Chat-completions request", "Limits"). */
 import { foldRoute } from "../shared/route.ts";
 import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
 import { serviceStopConditions } from "../shared/tool-spelling.ts";

@@ -1,4 +1,4 @@
-/** The chat in-band error object `{code, message, metadata{error_type}}` (spec "Errors"; reference b10, b11). */
+/** The chat in-band error object `{code, message, metadata{error_type}}` (spec "Errors", b11). */
 import type { ErrorType } from "../../errors.ts";
 
 /** What both a GatewayError and a canonical ResponseError provide. */
@@ -16,7 +16,7 @@ export interface ChatError {
   metadata: Record<string, unknown> & { error_type: ErrorType };
 }
 
-/** Builds the error object; a 500 gets a generic message and no metadata besides `error_type` (reference b11). */
+/** Builds the error object; a 500 gets a generic message and no metadata besides `error_type`. */
 export function chatError(error: ErrorLike): ChatError {
   if (error.status === 500) {
     return { code: 500, message: "Internal server error", metadata: { error_type: error.type } };

@@ -1,4 +1,4 @@
-/** The chat-completions wire format, `POST /chat/completions` (spec "Chat-completions request"; ARCHITECTURE §3). */
+/** The chat-completions wire format, `POST /chat/completions` (spec "Chat-completions request"). */
 import type { ChatWireFormat } from "../format.ts";
 import { decodeChat } from "./decode.ts";
 import { encodeChat } from "./encode.ts";

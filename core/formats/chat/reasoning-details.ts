@@ -11,7 +11,7 @@ interface DetailCommon {
 /**
  * The family of reasoning no upstream named (the openai adapter's plain `reasoning` text, the simulator): OpenRouter's
  * own value for it. Every item carries a `format`, because the OpenRouter AI SDK provider keeps — and sends back on the
- * next turn — only items that have one (issue 17 item 11). Decoding reads it back as "no family" (decode-messages.ts).
+ * next turn — only items that have one. Decoding reads it back as "no family" (decode-messages.ts).
  */
 export const UNKNOWN_REASONING_FORMAT = "unknown";
 

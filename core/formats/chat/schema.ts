@@ -1,8 +1,8 @@
 /**
- * TypeBox schema of the chat-completions request body (spec "Chat-completions request", "Limits"; reference b1–b3).
+ * TypeBox schema of the chat-completions request body (spec "Chat-completions request", "Limits").
  * The numeric and size limits live here so the edge rejects them with a 400 before decode runs; those with a meaning
  * every format shares come from ../shared/ranges.ts, so each format applies the same ones. Unknown top-level
- * fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode records them as warnings.
+ * fields are accepted and decode records them as warnings.
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
@@ -28,7 +28,7 @@ export const FunctionToolSchema = Type.Object({
   defer_loading: Type.Optional(Type.Boolean()),
 });
 
-/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4); `openrouter:<name>` is the same tool. */
+/** Server tool `{type: "service:<name>", parameters}` run by the gateway; `openrouter:<name>` is the same tool. */
 export const ServerToolSchema = Type.Object({
   type: Type.String({ pattern: "^(?:service|openrouter):" }),
   parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
@@ -63,7 +63,7 @@ export const ResponseFormatSchema = Type.Union([
   }),
 ]);
 
-/** `reasoning` config (reference b3); keys beyond these pass through to `reasoning.extra`. */
+/** `reasoning` config; keys beyond these pass through to `reasoning.extra`. */
 export const ReasoningConfigSchema = Type.Object({
   effort: Type.Optional(Nullable(ReasoningEffortSchema)),
   summary: Type.Optional(Nullable(StringEnum(["auto", "concise", "detailed"]))),

@@ -1,7 +1,7 @@
 /**
  * Server tools the gateway ran, as chat shows them: `message.server_tool_calls[]` in a result, `delta.server_tool_calls[]`
  * in a stream (merged by `index`, like `tool_calls`), and the same entries replayed on an assistant message. Chat has
- * no standard shape for them (reference §1c says it is unconfirmed); this one carries what the Responses item does,
+ * no standard shape for them; this one carries what the Responses item does,
  * with the tool's result as the model saw it.
  */
 import type { ServerToolPart } from "../../model/parts.ts";

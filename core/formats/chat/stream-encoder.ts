@@ -1,5 +1,5 @@
 /**
- * Canonical events → `chat.completion.chunk` objects, one event at a time (ARCHITECTURE §3: the stream encoder owns
+ * Canonical events → `chat.completion.chunk` objects, one event at a time (the stream encoder owns
  * chat's `tool_calls[].index`, `server_tool_calls[].index` and `reasoning_details[].index` counters). Kept free of
  * SSE framing so it is easy to test and reuse.
  */

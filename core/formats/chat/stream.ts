@@ -1,4 +1,4 @@
-/** Canonical events → chat-completions SSE frames (reference b10; ARCHITECTURE §3 `stream.ts`). */
+/** Canonical events → chat-completions SSE frames. */
 import { toGatewayError } from "../../errors.ts";
 import type { EventStream } from "../../model/events.ts";
 import type { EncodeContext } from "../format.ts";

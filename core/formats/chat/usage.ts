@@ -17,7 +17,7 @@ export interface ChatUsage {
   completion_tokens_details: { reasoning_tokens: number; audio_tokens: number; image_tokens: number };
   /** Requests per server tool (`web_search_requests`, `web_fetch_requests`, …), when any server tool ran. */
   server_tool_use?: Record<string, number>;
-  /** The agent loop's counters (reference §1e `ServerToolUseDetails`). */
+  /** The agent loop's counters. */
   server_tool_use_details?: ServerToolUseDetails;
   cost?: number;
   cost_details?: {

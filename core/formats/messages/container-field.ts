@@ -1,5 +1,5 @@
 /**
- * The Messages result's `container` (spec "Messages result"; issue 13 part 5): the container the request's server
+ * The Messages result's `container` (spec "Messages result"): the container the request's server
  * tools ran in, `{id, expires_at, skills}`, or null when none was used. `expires_at` is an ISO 8601 string as
  * Anthropic's API gives it (its SDKs read it as a date-time); `skills` is null: the gateway attaches none.
  */

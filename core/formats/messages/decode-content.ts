@@ -1,5 +1,5 @@
 /**
- * Messages `system` + `messages` → canonical system parts and messages (spec "Messages request"; ARCHITECTURE §2).
+ * Messages `system` + `messages` → canonical system parts and messages (spec "Messages request").
  * `tool_result` blocks of a user turn become role `tool` messages in their original position, so formats whose tool
  * results are separate messages (chat, Responses) see the same order the client sent.
  */

@@ -1,5 +1,5 @@
 /**
- * Messages request body → canonical request (spec "Messages request", "Limits"; reference b3). Enforces the spec's
+ * Messages request body → canonical request (spec "Messages request", "Limits"). Enforces the spec's
  * semantic 400 rules (fallback list: at most 3 entries of only `model`, never with `models`) and records what it
  * cannot carry as warnings.
  */

@@ -1,5 +1,5 @@
 /**
- * Every error on `/messages` in Anthropic's shape as well (issue 17 item 10; reference §5): `type: "error"` at the
+ * Every error on `/messages` in Anthropic's shape as well: `type: "error"` at the
  * top and `error.type` (`invalid_request_error`, `authentication_error`, `not_found_error`, …) beside the service
  * envelope's own fields, so Anthropic clients (their `err.type`) and ours (`code`, `metadata.error_type`) both read it.
  */

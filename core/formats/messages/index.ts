@@ -1,4 +1,4 @@
-/** The Messages wire format (spec "Messages request", "Messages result"; reference b10): what `@anthropic-ai/sdk` speaks. */
+/** The Messages wire format (spec "Messages request", "Messages result"): what `@anthropic-ai/sdk` speaks. */
 import type { ChatWireFormat } from "../format.ts";
 import { decodeMessagesRequest } from "./decode.ts";
 import { encodeMessagesResult } from "./encode.ts";

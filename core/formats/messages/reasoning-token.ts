@@ -1,5 +1,5 @@
 /**
- * Carrying non-Anthropic reasoning state through a Messages client (issue 4: "signatures and encrypted content carried
+ * Carrying non-Anthropic reasoning state through a Messages client ("signatures and encrypted content carried
  * back on the next turn where the upstream needs them").
  *
  * A Messages client can only hand back `thinking {thinking, signature}`. When the reasoning came from another family

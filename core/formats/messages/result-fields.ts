@@ -91,7 +91,7 @@ function counter(tools: Record<string, number>, key: string): number {
 }
 
 /**
- * `server_tool_use` (reference §1e, Anthropic's `ServerToolUsage`): exactly its two required counters, 0 when a key is
+ * `server_tool_use` (Anthropic's `ServerToolUsage`): exactly its two required counters, 0 when a key is
  * missing; null when no server tool ran. The agent loop's own counters have no place in it.
  */
 function serverToolUseOf(usage: Usage): { web_search_requests: number; web_fetch_requests: number } | null {
@@ -125,7 +125,7 @@ export function usageOf(usage: Usage, cost: Cost | undefined, upstreamTier?: str
   return out;
 }
 
-/** `cost` and `cost_details` (issue 5: in every format's result), named as the peer's Messages usage names them (as chat). */
+/** `cost` and `cost_details`, named as the peer's Messages usage names them (as chat). */
 function costFields(cost: Cost): { cost: number; cost_details: Record<string, number | null> } {
   return {
     cost: cost.total,

@@ -1,8 +1,8 @@
 /**
- * TypeBox schema of the Messages request body (spec "Messages request", "Limits"; reference b3 "Messages request
- * extras"). What `@anthropic-ai/sdk` sends plus the gateway's routing fields. Ranges with a meaning every format
+ * TypeBox schema of the Messages request body (spec "Messages request", "Limits"; the
+ * peer's Messages request extras). What `@anthropic-ai/sdk` sends plus the gateway's routing fields. Ranges with a meaning every format
  * shares come from ../shared/ranges.ts, so each format applies the same ones. Size limits live here so the edge
- * rejects them with a 400 before decode runs; unknown top-level fields are accepted (ARCHITECTURE §6) and decode
+ * rejects them with a 400 before decode runs; unknown top-level fields are accepted and decode
  * records them as warnings.
  */
 import { Type, type Static } from "@sinclair/typebox";
@@ -25,7 +25,7 @@ export const ClientToolSchema = Type.Object(
 );
 
 /**
- * A typed tool: a gateway server tool (`service:*` with `parameters`, reference b4) or one of Anthropic's own typed
+ * A typed tool: a gateway server tool (`service:*` with `parameters`) or one of Anthropic's own typed
  * tools (`web_search_20250305`, `bash_20250124`, …), which only an Anthropic upstream understands.
  */
 export const TypedToolSchema = Type.Object(
@@ -42,7 +42,7 @@ export const MessagesToolChoiceSchema = Type.Object({
 
 const display = Type.Optional(Nullable(StringEnum(["summarized", "omitted"])));
 
-/** `thinking` (reference b3): enabled with a budget, disabled, or adaptive. */
+/** `thinking`: enabled with a budget, disabled, or adaptive. */
 export const ThinkingConfigSchema = Type.Union([
   Type.Object({ type: Type.Literal("enabled"), budget_tokens: R.ReasoningTokens(), display }),
   Type.Object({ type: Type.Literal("disabled") }),

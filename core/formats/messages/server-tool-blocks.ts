@@ -1,5 +1,5 @@
 /**
- * A server tool the gateway ran → Messages content blocks (reference §1c, Anthropic's server-tool shapes): the call is
+ * A server tool the gateway ran → Messages content blocks (Anthropic's server-tool shapes): the call is
  * a `server_tool_use` block, its result a block of the tool's kind (`web_search_tool_result`, `web_fetch_tool_result`,
  * else `service_<tool>_tool_result`, following the reference's `openrouter_shell_tool_result`). Shared by the result
  * encoder and the stream encoder, so both show the same blocks.
@@ -78,7 +78,7 @@ function webFetchContent(part: ServerToolPart): unknown {
 
 /**
  * The result block of a call that has one (see `hasResultBlock`). A tool the client declared in the peer's spelling
- * gets the peer's block type (`openrouter_<tool>_tool_result`, reference §1c).
+ * gets the peer's block type (`openrouter_<tool>_tool_result`).
  */
 export function serverToolResultBlock(part: ServerToolPart, shownAs = part.name): Block {
   const tool = toolShortName(part.name);

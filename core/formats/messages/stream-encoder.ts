@@ -204,8 +204,8 @@ export class MessagesStreamEncoder {
   }
 
   /**
-   * The in-band terminal error (reference b10: `{type: error, error: {type, message, error_type}}`), with the
-   * envelope's `code` and `metadata` too, as a non-streamed error on `/messages` has them (issue 17 item 10).
+   * The in-band terminal error (error: {type, message, error_type}}`), with the
+   * envelope's `code` and `metadata` too, as a non-streamed error on `/messages` has them.
    */
   error(thrown: unknown): string {
     const error = toGatewayError(thrown);

@@ -1,5 +1,5 @@
 /**
- * Canonical events → Messages SSE (reference b10): `message_start`, `content_block_start|delta|stop`,
+ * Canonical events → Messages SSE: `message_start`, `content_block_start|delta|stop`,
  * `message_delta`, `message_stop`, and an in-band `error` event. Every frame is named (`event: X`), because
  * Anthropic's SDK skips unnamed ones. There is no `[DONE]`: Anthropic streams end after `message_stop`.
  * The frames come from the stream encoder (./stream-encoder.ts).

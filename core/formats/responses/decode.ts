@@ -1,5 +1,5 @@
 /**
- * Responses request body → canonical request (spec "Responses request"; ARCHITECTURE §3). Enforces the semantic 400
+ * Responses request body → canonical request (spec "Responses request"). Enforces the semantic 400
  * rules the schema cannot state with a useful message, hashes `safety_identifier`, and records as warnings whatever
  * it accepted but cannot honour exactly.
  */

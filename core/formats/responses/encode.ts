@@ -1,4 +1,4 @@
-/** Canonical response → non-streaming Responses result body (spec "Responses result"; ARCHITECTURE §3). */
+/** Canonical response → non-streaming Responses result body (spec "Responses result"). */
 import type { CanonicalResponse } from "../../model/response.ts";
 import { warn, type Warning } from "../../model/warnings.ts";
 import type { EncodeContext } from "../format.ts";

@@ -1,4 +1,4 @@
-/** The Responses wire format (spec "Responses request", "Responses result", "Events"; ARCHITECTURE §3). */
+/** The Responses wire format (spec "Responses request", "Responses result", "Events"). */
 import type { ChatWireFormat } from "../format.ts";
 import { decodeResponses } from "./decode.ts";
 import { encodeResponses } from "./encode.ts";

@@ -1,5 +1,5 @@
 /**
- * Canonical output parts → Responses output items (spec "Responses result"; reference b4): message items holding
+ * Canonical output parts → Responses output items (spec "Responses result"): message items holding
  * `output_text` / `refusal` content, reasoning items, function_call items and `service:*` server-tool items. Shared
  * by the result encoder and the stream encoder so a streamed `response.completed` and a non-streamed result are
  * built by the same code.
@@ -100,7 +100,7 @@ export function imageGenerationItem(id: string, part: ImagePart | undefined, sta
 }
 
 /**
- * A server tool the gateway ran (reference §1c): `type` is the tool (`service:web_search`, or the client's own
+ * A server tool the gateway ran: `type` is the tool (`service:web_search`, or the client's own
  * spelling `shownAs`: the peer's `openrouter:web_search`), `id` the part's own id. While running (`in_progress`, the
  * stream's `output_item.added`) it has only the call; finished, it adds the tool's fields
  * (../shared/server-tool-fields.ts) and `error` when it failed. A search the client declared as OpenAI's hosted

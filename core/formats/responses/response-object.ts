@@ -28,7 +28,7 @@ const INCOMPLETE_REASONS: Partial<Record<FinishReason, string>> = {
   refusal: "content_filter",
 };
 
-/** Failed-response `error.code` strings (reference b11) per canonical type; everything else is `server_error`. */
+/** Failed-response `error.code` strings per canonical type; everything else is `server_error`. */
 const ERROR_CODES: Partial<Record<ErrorType, string>> = {
   rate_limit_exceeded: "rate_limit_exceeded",
   invalid_prompt: "invalid_prompt",
@@ -68,7 +68,7 @@ export function echoes(request: CanonicalRequest, upstreamTier?: string): Record
 
 /**
  * Usage object with cost (spec "Usage object"). `input.total` already includes cached tokens. Server-tool counters
- * appear as `server_tool_use_details` (reference §1e) when the request ran any.
+ * appear as `server_tool_use_details` when the request ran any.
  */
 export function usageObject(usage: Usage, cost: Cost | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {

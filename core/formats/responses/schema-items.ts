@@ -119,7 +119,7 @@ export const ReasoningItemSchema = Type.Object(
 
 /**
  * A server tool the gateway ran in an earlier reply, echoed back (`service:web_search`, or the peer's spelling
- * `openrouter:web_search`; reference §1c). The tool's own fields (`action`, `datetime`, `result` …) ride along as
+ * `openrouter:web_search`). The tool's own fields (`action`, `datetime`, `result` …) ride along as
  * extra keys: decode keeps them as the result.
  */
 export const ServerToolItemSchema = Type.Object(

@@ -1,9 +1,9 @@
 /**
- * TypeBox schema of the Responses request body (spec "Responses request", "Limits"; reference b1–b5).
+ * TypeBox schema of the Responses request body (spec "Responses request", "Limits").
  * Limits and enums live here so the edge rejects them with a 400 before decode runs (those with a meaning every
  * format shares come from ../shared/ranges.ts, so each format applies the same ones); the semantic rules the schema
  * cannot state well (`previous_response_id`, `store`, deferred tools) are enforced by decode with clear messages.
- * Unknown top-level fields are accepted (ARCHITECTURE §6: clients send newer fields) and decode warns about them.
+ * Unknown top-level fields are accepted and decode warns about them.
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { CacheControlSchema, Nullable, Open, ReasoningEffortSchema, StopConditionsSchema, StringEnum } from "../shared/schema.ts";
@@ -17,7 +17,7 @@ export const METADATA_LIMITS = R.METADATA_LIMITS;
 /** Spec "Limits": `session_id` and `user` lengths. */
 export const IDENTIFIER_MAX_LENGTH = 256;
 
-/** Text verbosity values (reference b3). */
+/** Text verbosity values. */
 export const VERBOSITIES = ["low", "medium", "high", "xhigh", "max"] as const;
 /** `service_tier` values (spec); `fast` is an alias of `priority`. */
 export const SERVICE_TIERS = ["auto", "default", "fast", "flex", "priority", "scale", "ultrafast"] as const;
@@ -54,7 +54,7 @@ export const FunctionToolSchema = Type.Object(
   Open,
 );
 
-/** Server tool `{type: "service:<name>", parameters}` run by the gateway (reference b4); `openrouter:<name>` is the same tool. */
+/** Server tool `{type: "service:<name>", parameters}` run by the gateway; `openrouter:<name>` is the same tool. */
 export const ServerToolSchema = Type.Object(
   {
     type: Type.String({ pattern: "^(?:service|openrouter):.+" }),
@@ -101,7 +101,7 @@ export const TextFormatSchema = Type.Union([
   ),
 ]);
 
-/** `reasoning` config (reference b3). */
+/** `reasoning` config. */
 export const ReasoningConfigSchema = Type.Object(
   {
     effort: opt(Nullable(ReasoningEffortSchema)),

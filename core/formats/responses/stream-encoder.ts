@@ -1,5 +1,5 @@
 /**
- * The Responses stream encoder's state (spec "Events"; reference b10): turns each canonical event into the SSE frames
+ * The Responses stream encoder's state (spec "Events"): turns each canonical event into the SSE frames
  * a Responses client expects, owning `sequence_number`, `output_index`, `content_index` and `summary_index`.
  * Consecutive text / refusal parts share one message item, like the result encoder's grouping, and item ids come
  * from the same deterministic scheme, so `response.completed` names exactly the items the events announced.

@@ -1,5 +1,5 @@
 /**
- * Canonical events → Responses SSE frames (spec "Events"; reference b10), relayed one event at a time. The stream
+ * Canonical events → Responses SSE frames (spec "Events"), relayed one event at a time. The stream
  * always ends with a lifecycle event (`response.completed`, `response.incomplete` or `response.failed`) and then
  * `data: [DONE]`; a failure of the event source itself becomes `response.failed`, never a silent cut.
  */

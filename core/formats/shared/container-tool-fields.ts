@@ -1,5 +1,5 @@
 /**
- * Responses item fields of the container tools (reference §1c): `service:bash` → `command, stdout, stderr, exitCode`;
+ * Responses item fields of the container tools: `service:bash` → `command, stdout, stderr, exitCode`;
  * `service:shell` → `action: {commands, timeout_ms, max_output_length}, output`; `service:files` → `operation,
  * file_id, filename, result` (a JSON string); `service:apply_patch` → `operation: {type, path, diff?}`. Each also
  * carries `container_id` (the id `GET /containers/{id}/files` takes). What the call asked for comes from its

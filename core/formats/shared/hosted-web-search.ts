@@ -1,6 +1,6 @@
 /**
  * OpenAI's hosted web search tool (`{"type": "web_search"}` and its dated / preview types) as chat and Responses
- * clients send it: the gateway runs it as `service:web_search` (reference §1a), so the search happens whatever the
+ * clients send it: the gateway runs it as `service:web_search`, so the search happens whatever the
  * upstream. OpenAI's own fields become the tool's parameters (`filters.allowed_domains` → `allowed_domains`,
  * `filters.blocked_domains` → `excluded_domains`); `external_web_access` needs nothing (the gateway's search returns
  * its engine's indexed results and opens no page); any other field is passed on as a parameter, so one the tool does

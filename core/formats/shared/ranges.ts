@@ -1,5 +1,5 @@
 /**
- * One range per canonical meaning, whichever wire format carries it (issue 16 item 17). The three request schemas
+ * One range per canonical meaning, whichever wire format carries it. The three request schemas
  * take these pieces instead of spelling their own bounds, which had drifted apart: Responses accepted `temperature`
  * 12345 and `top_p` -1, Messages `temperature` 12345, and nothing capped `tools`, Messages' `stop_sequences` and
  * `metadata`, or `max_tokens` (the credit reservation multiplies it). The ranges are the spec's chat-completions ones

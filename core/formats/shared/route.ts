@@ -1,5 +1,5 @@
 /**
- * The deprecated `route` (spec "Responses request" `route`; reference b2) is the provider sort partition:
+ * The deprecated `route` (spec "Responses request" `route`) is the provider sort partition:
  * `fallback` → `model`, `sort` → `none`. Every format folds it into `provider.sort.partition` at decode, so routing
  * reads one place and the field can never reach an upstream. An explicit `provider.sort.partition` wins.
  */

@@ -23,13 +23,13 @@ export const CacheControlSchema = Type.Object({ type: Type.Literal("ephemeral"),
 /** Image `detail` levels (chat `image_url.detail`, Responses `input_image.detail`). */
 export const ImageDetailSchema = StringEnum(["auto", "low", "high"]);
 
-/** Reasoning effort values (spec `reasoning_effort`; reference b3). */
+/** Reasoning effort values (spec `reasoning_effort`). */
 export const REASONING_EFFORTS = ["max", "xhigh", "high", "medium", "low", "minimal", "none"] as const;
 
 /** One reasoning effort (chat `reasoning_effort` / `reasoning.effort`, Responses `reasoning.effort`, Messages `output_config.effort`). */
 export const ReasoningEffortSchema = StringEnum(REASONING_EFFORTS);
 
-/** The five `stop_server_tools_when` conditions (reference b1). */
+/** The five `stop_server_tools_when` conditions. */
 export const StopConditionSchema = Type.Union([
   Type.Object({ type: Type.Literal("step_count_is"), step_count: Type.Integer({ minimum: 1 }) }),
   Type.Object({ type: Type.Literal("max_cost"), max_cost_in_dollars: Type.Number({ minimum: 0 }) }),

@@ -1,5 +1,5 @@
 /**
- * How each server tool's call and result are presented to a client (reference §1c, Responses `service:*` output
+ * How each server tool's call and result are presented to a client (Responses `service:*` output
  * items): the tool-specific fields beside the common `type, id, call_id, status, arguments`. One place for every
  * format, so a tool's presentation is decided once and a new tool only adds an entry here.
  */

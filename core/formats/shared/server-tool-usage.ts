@@ -1,5 +1,5 @@
 /**
- * Server-tool usage counters as the OpenAI-style formats show them (reference §1e): chat and Responses carry
+ * Server-tool usage counters as the OpenAI-style formats show them: chat and Responses carry
  * `usage.server_tool_use_details {tool_calls_requested, tool_calls_executed, web_search_requests}` (OAS
  * `ServerToolUseDetails`); the request counters of individual tools are also listed under `server_tool_use`.
  */

@@ -1,5 +1,5 @@
 /**
- * The built-in detectors by `content_filter_builtins` slug (reference b9 and §5, plus `secrets`, which no peer
+ * The built-in detectors by `content_filter_builtins` slug (the peer's, plus `secrets`, which no peer
  * exposes). The classifier engine of the moderation plugin is not a builtin slug here: it runs per request with
  * network calls, and a guardrail must stay a local, microsecond check. Every built-in but prompt injection (which
  * reads its own, stronger normalisation) matches on the matching view of the text (normalize.ts), its findings

@@ -1,7 +1,7 @@
 /**
  * An operator's `content_filters` entry as a detector: its pattern compiled once (core/regex, RE2 dialect: linear
  * time, no lookaround or backreferences), findings named by the filter's label (the pattern itself is policy, never
- * shown to callers), redacted as `[REDACTED]`; the label names it in block messages (reference §5). A request's scans
+ * shown to callers), redacted as `[REDACTED]`; the label names it in block messages. A request's scans
  * run `within` its scan budget (pattern/scan-budget.ts), in slices that give the event loop back (`findSliced`).
  */
 import { SLICE_MS, type Slices } from "../../model/slices.ts";

@@ -1,5 +1,5 @@
 /**
- * Regex presets for personal data (reference §5: email, phone, ssn, credit-card, ip-address), each written so a
+ * Regex presets for personal data (phone, ssn, credit-card, ip-address), each written so a
  * backtracking engine stays linear on it (no nested unbounded quantifiers; every repetition bounded or followed by
  * a required delimiter), with a cheap pre-test so most texts never run the regex at all.
  */

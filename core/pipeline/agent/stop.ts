@@ -1,6 +1,6 @@
 /**
- * When the agent loop stops asking the model for more tool steps (spec `max_tool_calls`, `stop_server_tools_when`;
- * reference b1). Checked after each step's calls ran: any condition that fires makes the next turn the last one,
+ * When the agent loop stops asking the model for more tool steps (spec `max_tool_calls`, `stop_server_tools_when`).
+ * Checked after each step's calls ran: any condition that fires makes the next turn the last one,
  * made with tool calls disabled, so the reply ends in the model's words. `stop_server_tools_when` overrides
  * `max_tool_calls` (default 30).
  */

@@ -1,5 +1,5 @@
 /**
- * guardrails (issue 15): the policies assigned to the calling key and its workspace (README "Guardrails"), enforced
+ * guardrails: the policies assigned to the calling key and its workspace (README "Guardrails"), enforced
  * around everything that reaches an upstream. On the way in: beta admission, the model and provider lists, the input
  * content filters (block: 403 with pipeline entries; redact: placeholders in the canonical request; flag: recorded),
  * each side's pattern scans within the request's scan budget (403 past it: README "Caps on heavy work"),

@@ -1,5 +1,5 @@
 /**
- * Strict translation mode (issue 17 item 2): what a translation could not carry — recorded as a warning otherwise —
+ * Strict translation mode: what a translation could not carry — recorded as a warning otherwise —
  * refuses the request with 422 `unprocessable` instead, before any upstream is called.
  *
  * Every warning a format decoder or a provider adapter's request builder records counts (a dropped, approximated,

@@ -3,8 +3,8 @@
  * call must finish within it. Streamed: the adapter's stream is read until its first output event (text, reasoning, a tool
  * call, usage or finish) within `firstByteTimeoutMs`; only then is it handed on. So an upstream that accepts the
  * request and then hangs, cuts the stream or reports an error before producing anything is still a failed
- * attempt — routing may retry or fall back, and the client never saw a byte (reference b10: errors before the first
- * token are a normal HTTP error). A timeout aborts the upstream request and fails with 408 `timeout`, retryable.
+ * attempt — routing may retry or fall back, and the client never saw a byte (errors before the first token are a
+ * normal HTTP error). A timeout aborts the upstream request and fails with 408 `timeout`, retryable.
  */
 import type { GatewayError } from "../../errors.ts";
 import type { StreamEvent } from "../../model/events.ts";

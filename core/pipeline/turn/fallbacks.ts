@@ -8,7 +8,7 @@
  *
  * The retry deadline bounds retries and pauses, not time-outs: an attempt that timed out used up its own bound
  * (timeouts.ts), so the deadline moves by as long as it waited, and the next endpoint still gets its attempt while
- * the client waits (issue 16 item 12).
+ * the client waits.
  */
 import { routingOf, type RoutingConfig } from "../../config/routing-limits.ts";
 import { GatewayError, isGatewayError, toGatewayError } from "../../errors.ts";

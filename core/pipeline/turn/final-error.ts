@@ -1,5 +1,5 @@
 /**
- * The error a turn ends with when no endpoint served it (issue 16 item 1). Its status says what KIND of failure it
+ * The error a turn ends with when no endpoint served it. Its status says what KIND of failure it
  * was, never which endpoint happened to be tried last: a client retrying on 429 must not get a 502 one time and a
  * 429 the next for the same outage.
  *

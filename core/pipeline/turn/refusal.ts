@@ -1,7 +1,7 @@
 /**
  * A refusal known before anything reached the client moves on to the next fallback model (spec "Messages request":
  * fallbacks are tried when the primary fails *or refuses*). The refused attempt was generated, so the upstream
- * bills it: its usage is billed too (issue 16 item 3), at the refusing endpoint's prices, and the request's credit
+ * bills it: its usage is billed too, at the refusing endpoint's prices, and the request's credit
  * hold is extended by that cost BEFORE the next attempt starts — the hold then still covers the next attempt's
  * worst case, so concurrent requests can never spend past the key's limit. When the key cannot afford the
  * extension, the refusal itself is the answer (it is one, and it is paid for already).

@@ -1,5 +1,5 @@
 /**
- * How long one attempt may wait for its upstream (issue 16 item 12).
+ * How long one attempt may wait for its upstream.
  *
  * A stream must show its first output within the first-byte time-out. A non-streamed call is different: an
  * upstream usually answers only once the whole generation is done, so a legitimate long answer must not be cut by a

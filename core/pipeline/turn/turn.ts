@@ -1,5 +1,5 @@
 /**
- * THE model turn (ARCHITECTURE §4), the one way anything calls an upstream: the request pipeline's agent loop, the
+ * THE model turn, the one way anything calls an upstream: the request pipeline's agent loop, the
  * batch worker (through the pipeline), plugins and tests all come here. A turn routes its request (or reuses a
  * decision), calls the candidates with fallbacks, translates and meters, and resolves with an outcome or rejects
  * with a GatewayError. It is re-entrant: every active plugin's `around` hook wraps it and may call it zero, one or

@@ -1,5 +1,5 @@
 /**
- * The batches repository (spec "Batch"; reference b7; ARCHITECTURE §5 "Workers"). Items are claimed atomically
+ * The batches repository (spec "Batch"). Items are claimed atomically
  * under a lease, so several gateway processes share one batch and each item ends exactly once.
  */
 import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from "kysely";

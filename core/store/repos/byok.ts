@@ -1,4 +1,4 @@
-/** The BYOK credentials repository (ARCHITECTURE §5): ciphertext in, ciphertext out; never a plaintext key. */
+/** The BYOK credentials repository: ciphertext in, ciphertext out; never a plaintext key. */
 import type { Kysely, Selectable } from "kysely";
 import type { StoreClock } from "../clock.ts";
 import type { ByokCredentialsTable, StoreDatabase } from "../schema.ts";

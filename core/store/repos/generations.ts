@@ -1,4 +1,4 @@
-/** The generations repository (ARCHITECTURE §5): billed requests, written in batches off the hot path. */
+/** The generations repository: billed requests, written in batches off the hot path. */
 import type { Database } from "bun:sqlite";
 import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
 import { toBinding } from "../sqlite-driver.ts";
@@ -48,7 +48,7 @@ const INSERT_ONE_SQLITE =
 /** Adds a newly written record's cost to its key's usage (the ledger's billing step). */
 const ADD_USAGE_SQLITE = `update "api_keys" set "usage_usd" = "usage_usd" + ? where "hash" = ?`;
 
-/** Records a generation's cost under a guardrail budget (issue 15); a retried flush adds nothing twice. */
+/** Records a generation's cost under a guardrail budget; a retried flush adds nothing twice. */
 const ADD_SPEND_SQLITE = `insert into "guardrail_spend" ("guardrail_id", "generation_id", "created_at", "cost_usd") values (?, ?, ?, ?) on conflict do nothing`;
 
 /** Runs statements on the SQLite store's bun:sqlite handle, serialized with kysely's one connection (store.ts). */
@@ -174,7 +174,7 @@ function writeSqlite(database: Database, records: readonly GenerationRecord[], b
   }
 }
 
-/** The guardrail budget rows of newly stored records (issue 15): what each cost under each budget it counted against. */
+/** The guardrail budget rows of newly stored records: what each cost under each budget it counted against. */
 function budgetSpend(records: readonly GenerationRecord[]) {
   const rows: Array<{ guardrail_id: string; generation_id: string; created_at: number; cost_usd: number }> = [];
   for (const r of records) {

@@ -1,4 +1,4 @@
-/** The guardrails repository (ARCHITECTURE §5): policies, assignments and budget spending. JSON travels as text. */
+/** The guardrails repository: policies, assignments and budget spending. JSON travels as text. */
 import type { Kysely, Selectable, Updateable } from "kysely";
 import type { StoreClock } from "../clock.ts";
 import type { GuardrailAssignmentsTable, GuardrailsTable, StoreDatabase } from "../schema.ts";
@@ -146,7 +146,7 @@ export function createGuardrailRepo(db: Kysely<StoreDatabase>, clock: StoreClock
   };
 }
 
-/** The columns a patch sets; `undefined` fields are left out, collections replace the stored ones (reference b9). */
+/** The columns a patch sets; `undefined` fields are left out, collections replace the stored ones. */
 function toColumns(g: GuardrailPatch): Updateable<GuardrailsTable> {
   const row: Updateable<GuardrailsTable> = {};
   if (g.name !== undefined) row.name = g.name;

@@ -1,4 +1,4 @@
-/** The API keys repository (ARCHITECTURE §5): rows keyed by the SHA-256 of the secret, never the secret. */
+/** The API keys repository: rows keyed by the SHA-256 of the secret, never the secret. */
 import type { Kysely, Selectable, Updateable } from "kysely";
 import type { Logger } from "pino";
 import type { StoreClock } from "../clock.ts";

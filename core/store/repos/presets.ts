@@ -1,4 +1,4 @@
-/** The presets repository (spec "Preset"; reference b6): presets per workspace and slug, numbered versions. */
+/** The presets repository (spec "Preset"): presets per workspace and slug, numbered versions. */
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { PresetsTable, PresetVersionsTable, StoreDatabase, StoreDialect } from "../schema.ts";
 import type { NewPresetVersion, PresetRecord, PresetRepo, PresetVersionRecord } from "../types/presets.ts";

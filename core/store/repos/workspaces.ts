@@ -1,4 +1,4 @@
-/** The workspaces repository (ARCHITECTURE §5): workspaces, their settings and their budgets. */
+/** The workspaces repository: workspaces, their settings and their budgets. */
 import type { Kysely, Selectable } from "kysely";
 import type { StoreClock } from "../clock.ts";
 import type { StoreDatabase, WorkspaceBudgetsTable, WorkspacesTable } from "../schema.ts";

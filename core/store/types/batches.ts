@@ -84,7 +84,7 @@ export interface FailItems {
   now: number;
 }
 
-/** Batches and their items (spec "Batch", endpoint 5; reference b7). Claims are atomic across processes. */
+/** Batches and their items (spec "Batch", endpoint 5). Claims are atomic across processes. */
 export interface BatchRepo {
   create(batch: NewBatch): Promise<BatchRecord>;
   get(id: string): Promise<BatchRecord | undefined>;

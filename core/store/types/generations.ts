@@ -31,7 +31,7 @@ export interface GenerationRecord {
    */
   details?: string | null;
   /**
-   * Guardrails whose budget this generation counts against (issue 15): `bill` writes one `guardrail_spend` row per
+   * Guardrails whose budget this generation counts against: `bill` writes one `guardrail_spend` row per
    * id with the record, so a budget window is re-seeded from the store like a key's. Not a column of its own.
    */
   guardrailBudgets?: readonly string[];

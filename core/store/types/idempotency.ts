@@ -1,4 +1,4 @@
-/** Finished results of requests sent with an `Idempotency-Key` (issue 17 item 1; README "Idempotent requests"). */
+/** Finished results of requests sent with an `Idempotency-Key` (README "Idempotent requests"). */
 
 /** One stored reply, replayed to a retry with the same key and body. */
 export interface IdempotentReply {

@@ -23,7 +23,7 @@ export interface ApiKeyRecord {
   createdAt: number;
   updatedAt: number;
   expiresAt: number | null;
-  /** The key's own rate limit; null or absent = the config default applies (issue 5). */
+  /** The key's own rate limit; null or absent = the config default applies. */
   rateLimit?: KeyRateLimit | null;
   /** Reference b9 `include_byok_in_limit`; absent reads as false. Whether BYOK spending counts against the limit. */
   includeByokInLimit?: boolean;

@@ -40,7 +40,7 @@ export interface NewPresetVersion {
   now: number;
 }
 
-/** Presets and their versions (spec "Preset", endpoints 3–4; reference b6). */
+/** Presets and their versions (spec "Preset", endpoints 3–4). */
 export interface PresetRepo {
   /**
    * Creates the preset when missing and appends version max+1 as its designated version, in one transaction.

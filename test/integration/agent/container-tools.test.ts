@@ -1,5 +1,5 @@
 /**
- * The container tools through HTTP (issue 13 parts 1 and 5): a scripted model calls bash to write files, then files
+ * The container tools through HTTP: a scripted model calls bash to write files, then files
  * list and read, then answers; the Messages result carries the tool blocks and `container`, whose id lists the same
  * files at `GET /containers/{id}/files`. Also: the stream's message_delta, Responses items for shell and apply_patch,
  * and engine native handing the call to the client. Runs on the default sandbox backend (just-bash).

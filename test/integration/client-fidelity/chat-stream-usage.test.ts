@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 8: chat-completions streams always carry the final usage, as OpenRouter's do. Without
+ * Chat-completions streams always carry the final usage, as OpenRouter's do. Without
  * `stream_options.include_usage` it rides on the chunk that carries the finish_reason (no extra empty-`choices`
  * chunk, which older clients index into); with it, the separate final `choices: []` chunk stays as before.
  * Through the official `openai` and `@openrouter/sdk` clients, against the simulator.

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 9: `message_start` on a Messages stream carries the prompt token count when the upstream knows it
+ * `message_start` on a Messages stream carries the prompt token count when the upstream knows it
  * before the first token (the simulator counts it up front; Gemini and Anthropic report it early — those are cells of
  * test/conformance/messages-stream.test.ts). LangChain's ChatAnthropic reads input tokens only there. Through the
  * official `@anthropic-ai/sdk`, against the simulator.

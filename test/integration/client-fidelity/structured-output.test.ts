@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 12: the simulator answers a structured-output request with JSON built from the schema, as it
+ * The simulator answers a structured-output request with JSON built from the schema, as it
  * builds tool arguments: chat `response_format` json_schema / json_object, Responses `text.format`, Messages
  * `output_config.format`. The official clients' parsing helpers (`openai`'s `chat.completions.parse()` and
  * `responses.parse()`, `@anthropic-ai/sdk`'s `messages.parse()`), streamed and not, get an object the schema accepts.

@@ -1,5 +1,5 @@
 /**
- * The beta `alignment` plugin through HTTP with a scripted evaluator (issue 15 item 5): a turn that passes; one that
+ * The beta `alignment` plugin through HTTP with a scripted evaluator: a turn that passes; one that
  * fails then passes on retry; one that fails twice (403 with `metadata.alignment {calls, rejected}`); an evaluator
  * that is down (enforce: 503; audit: returned with an `unavailable` call); audit mode; streams in both modes (enforce
  * withholds a turn until judged, its failure in-band; audit reports at the end); `alignment` in the chat, Responses

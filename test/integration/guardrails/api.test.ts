@@ -1,5 +1,5 @@
 /**
- * The guardrails management API through HTTP (issue 15 item 1): management keys only, the peer's shapes (driven
+ * The guardrails management API through HTTP: management keys only, the peer's shapes (driven
  * with the official OpenRouter SDK's `guardrails.*`, so its users' scripts work), PATCH replacing collections, 400s
  * naming the field (a pattern with lookaround, over 100,000 characters, an unknown builtin), assignments to keys and
  * to the workspace, workspace scoping, and beta admissions.

@@ -1,5 +1,5 @@
 /**
- * Input guardrails through HTTP and the official clients (issue 15 items 1–3, 6): a block is a 403 with the patterns
+ * Input guardrails through HTTP and the official clients (6): a block is a 403 with the patterns
  * (and, with `X-Service-Metadata: enabled`, the guardrail pipeline entry) in the chat, Responses and Messages
  * formats (Messages in Anthropic's `permission_error` shape too); a redaction reaches the upstream as typed
  * placeholders (tool-call arguments stay valid JSON); a flag passes and is recorded in the pipeline and the

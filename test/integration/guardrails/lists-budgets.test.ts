@@ -1,5 +1,5 @@
 /**
- * Model and provider lists and budgets through HTTP (issue 15 item 1): a model no allow-list admits (or one an
+ * Model and provider lists and budgets through HTTP: a model no allow-list admits (or one an
  * ignore-list names) is a 403 without stage detail, fallbacks outside the lists are dropped, several guardrails'
  * allow-lists intersect; provider lists steer routing; a budget (`limit_usd`) is held like a key's credit limit, so
  * concurrent requests never spend past it, and its spending is read back from the store by another process.

@@ -1,5 +1,5 @@
 /**
- * The `moderation` plugin through HTTP (issue 15 item 4): flagged input is a 403 with `{reasons, flagged_input (at
+ * The `moderation` plugin through HTTP: flagged input is a 403 with `{reasons, flagged_input (at
  * most 100 characters, elided in the middle), provider_name, model_slug}`, with each engine: the local lexicon (the
  * default, offline), an OpenAI-compatible `/moderations` endpoint, and an LLM judge (any model of the gateway); an
  * engine that fails is a 503; a request's entry takes no options; the operator may turn it on for everyone.

@@ -1,5 +1,5 @@
 /**
- * Output guardrails on spoken answers (issue 17 item 4 brought audio output back): the transcript of `message.audio`
+ * Output guardrails on spoken answers: the transcript of `message.audio`
  * is checked like the text. Non-streamed: a block is a 403; a redaction rewrites the transcript and withholds the
  * audio (and its upstream id), since no placeholder can be spoken into it. Streamed: a block ends the stream before
  * the piece whose transcript leaks goes out; `redact` is recorded, not rewritten (as for tool-call arguments).

@@ -1,5 +1,5 @@
 /**
- * Output guardrails through HTTP (issue 15 item 3): with `apply_to` output or both, the model's answer is checked —
+ * Output guardrails through HTTP: with `apply_to` output or both, the model's answer is checked —
  * non-streamed: a block is a 403 (the answer is still billed, and its record says 403), a redaction rewrites it;
  * streamed (chat and Responses): an answer that leaks a secret halfway is cut with the format's in-band error, or
  * redacted so that no chunk carries it. `apply_to: input` (the default) leaves answers alone.

@@ -1,5 +1,5 @@
 /**
- * Guardrail changes reach every process (issue 15 item 1): two `bun server.ts` processes on one database and one
+ * Guardrail changes reach every process: two `bun server.ts` processes on one database and one
  * Redis; a guardrail created, assigned, changed and deleted through one is enforced, relaxed and gone on the other
  * within 2 s (kv invalidation, as for keys; the policies' one-second expiry bounds it even without the channel).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 12, through HTTP: a non-streamed call has a bound of its own — max(`routing.request_timeout_ms`,
+ * A non-streamed call has a bound of its own — max(`routing.request_timeout_ms`,
  * margin × max_tokens ÷ the endpoint's output speed), or the provider's `timeouts.request_ms` — so a long answer is
  * not cut by a first-byte bound, while a hung endpoint is abandoned when the bound expires and the request falls
  * back while the client waits, even past the retry deadline (the wait was not retry time).

@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 1, through HTTP: when every endpoint fails, the status says what kind of failure it was, whatever
+ * When every endpoint fails, the status says what kind of failure it was, whatever
  * endpoint happened to be tried last — upstream 5xx, refused connections, bad bodies and redirects → 502; all rate
  * limits → 429 with the soonest Retry-After; all overloaded → 529; all time-outs → 408; and `previous_errors` keeps
  * every attempt's provider, status and type. Three loopback upstreams (test/support/fault-upstream.ts) fail on

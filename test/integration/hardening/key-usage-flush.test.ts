@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 6, through HTTP: `GET /key` is exact while the usage ledger flushes. A key's credit window counter is
+ * `GET /key` is exact while the usage ledger flushes. A key's credit window counter is
  * seeded from what the store holds plus what the ledger has not written yet — on first use, and again whenever the
  * kv lost it (a Redis restarted without persistence). A flush landing between those two reads used to count its
  * batch twice, and the counter kept the wrong seed for the whole window: `usage_window` too high, `limit_remaining`

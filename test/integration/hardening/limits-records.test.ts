@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 4, through HTTP: every answer has a generation record, including the limits stage's own refusals —
+ * Every answer has a generation record, including the limits stage's own refusals —
  * a 429 of the key's rate limit and a 402 of its credit limit — found by the reply's X-Generation-Id.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 3, through HTTP: a refusal that moves on to the fallback model was generated, and the upstream bills
+ * A refusal that moves on to the fallback model was generated, and the upstream bills
  * it, so it is billed too — streamed or not — and the key's credit hold grows by its cost before the fallback is
  * called; a key that cannot afford that gets the refusal itself (never more than its limit).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 13, through HTTP: the default install runs on the simulator, so it must behave like a real upstream
+ * The default install runs on the simulator, so it must behave like a real upstream
  * — its inputs are capped with a 400 (`[sim tokens=999999]` overflowed the stack: a 500), and a heavy load is
  * answered in slices that let the event loop turn (a 10,000-item batch froze `/health` for 12 s).
  */

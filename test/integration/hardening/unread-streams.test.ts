@@ -1,5 +1,5 @@
 /**
- * Issue 16 items 5 and 16, through HTTP: a client that starts a stream and never reads it.
+ * A client that starts a stream and never reads it.
  *
  * - It is ended by the write time-out (`server.stream_write_timeout_ms`): the upstream request is cancelled, the
  *   usage is recorded, and the key's credit hold is settled at once (it used to last the reservation's 15 minutes:

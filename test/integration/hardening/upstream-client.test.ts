@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 7, through HTTP: the gateway's upstream client
+ * The gateway's upstream client
  * - never sends a paid request twice: a kept-alive connection the upstream resets after taking the whole request is
  *   a failed attempt (routing falls back), not a silent second send;
  * - takes TLS settings per provider from the config (extra CA, client certificate and key, server name), on both of

@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 15, through HTTP: an upstream 200 whose JSON is not the answer asked for (`{"hello":"world"}`) is a
+ * An upstream 200 whose JSON is not the answer asked for (`{"hello":"world"}`) is a
  * retryable 502 like invalid JSON — never an empty "successful" completion with zero usage — for every adapter;
  * with a second endpoint, that one answers. The same for a 200 stream whose events have no recognisable shape: it
  * fails before the first byte (so the next endpoint is tried), through the official `openai` client.

@@ -1,4 +1,4 @@
-/** Idempotent batch submission (issue 17 item 1): a retried `POST /batches` returns the first batch, not a second. */
+/** Idempotent batch submission: a retried `POST /batches` returns the first batch, not a second. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { TestGateway } from "../../support/gateway.ts";
 import { startCountingUpstream, type CountingUpstream } from "./counting-upstream.ts";

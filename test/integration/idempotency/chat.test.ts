@@ -1,5 +1,5 @@
 /**
- * Idempotent chat completions through HTTP with the official `openai` client (issue 17 item 1): a retry with the same
+ * Idempotent chat completions through HTTP with the official `openai` client: a retry with the same
  * `Idempotency-Key` and body gets the first reply — finished, running, streamed or not — and is billed once; the same
  * key with another body is a 409; failures are not kept.
  */

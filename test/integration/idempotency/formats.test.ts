@@ -1,5 +1,5 @@
 /**
- * Idempotent requests in the other two wire formats, with their official clients (issue 17 item 1): Anthropic Messages
+ * Idempotent requests in the other two wire formats, with their official clients: Anthropic Messages
  * through `@anthropic-ai/sdk` and OpenAI Responses through `openai`, collected and streamed — a retry gets the same
  * reply and no upstream call.
  */

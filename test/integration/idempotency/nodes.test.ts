@@ -1,5 +1,5 @@
 /**
- * Idempotent requests across two gateway processes' worth of state (issue 17 item 1): one kv claim makes exactly one
+ * Idempotent requests across two gateway processes' worth of state: one kv claim makes exactly one
  * node run a key, a retry on the other node waits for the stored reply, and a claim left by a node that died frees
  * itself when its lease runs out. Runs on a shared memory kv and SQLite store, and on Postgres and Redis when
  * DATABASE_URL (postgres) and REDIS_URL are set, as in CI.

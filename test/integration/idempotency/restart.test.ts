@@ -1,5 +1,5 @@
 /**
- * Finished replies of idempotent requests survive a restart (issue 17 item 1): a new gateway on the same SQLite file
+ * Finished replies of idempotent requests survive a restart: a new gateway on the same SQLite file
  * replays them, and stops doing so 24 h after they were stored.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` after known traffic (issue 21): exact request counts and token sums, attempts, a retry and a
+ * `GET /metrics` after known traffic: exact request counts and token sums, attempts, a retry and a
  * fallback, a server-tool call, time to first token, refusals at the edge with bounded labels, and a text that a
  * Prometheus text-format parser reads. The bearer token of `metrics.token` is asked for when set.
  */

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces (issue 21): a loopback OTLP collector receives the span tree of a request that falls back
+ * OpenTelemetry traces: a loopback OTLP collector receives the span tree of a request that falls back
  * to another model and calls a server tool, with the GenAI attributes, under the client's `traceparent`; the
  * request's `trace` field names and places spans; with the collector down, requests are unaffected and the drops
  * are counted.

@@ -391,7 +391,7 @@ describe("keep-alive", () => {
     expect(server.connections).toHaveLength(2);
   });
 
-  // Issue 16 item 7: a request the socket took whole may already be generating (and billed) upstream, so a close
+  // A request the socket took whole may already be generating (and billed) upstream, so a close
   // before any answer is the caller's failure to judge (routing counts it as an attempt), never a silent re-send.
   for (const [how, close] of [
     ["a FIN", (socket: { end(): void }) => socket.end()],

@@ -1,4 +1,4 @@
-/** `{{variable}}` substitution of prompt templates (issue 17 item 5). */
+/** `{{variable}}` substitution of prompt templates. */
 import { describe, expect, test } from "bun:test";
 import { isGatewayError } from "../../../core/errors.ts";
 import { renderTemplate, variableText } from "../../../core/presets/template-text.ts";

@@ -1,4 +1,4 @@
-/** Issue 17 item 3, at the translators: each field is carried in the upstream's dialect or warned, never dropped silently. */
+/** At the translators: each field is carried in the upstream's dialect or warned, never dropped silently. */
 import { describe, expect, test } from "bun:test";
 import type { CanonicalRequest } from "../../../core/model/request.ts";
 import { toAnthropicBody } from "../../../providers/anthropic/request.ts";

@@ -1,5 +1,5 @@
 /**
- * `regex-prompt-injection` (reference §5): the curated pattern set (patterns.ts) on normalised text
+ * `regex-prompt-injection`: the curated pattern set (patterns.ts) on normalised text
  * (normalize.ts), around the places a cheap pass found triggers (triggers.ts), plus encoded payloads: runs of base64
  * or hex that decode to readable text are decoded and matched too (`base64_encoded_injection`,
  * `hex_encoded_injection`), the finding being the encoded run. Which messages it reads (`scan_scope` user_only |

@@ -1,5 +1,5 @@
 /**
- * Normalisation before prompt-injection matching (reference §5: "matched on normalised text"), so disguises do not
+ * Normalisation before prompt-injection matching, so disguises do not
  * slip past the patterns: zero-width and other invisible characters removed, compatibility forms folded (fullwidth
  * `ｉｇｎｏｒｅ`, mathematical `𝐢𝐠𝐧𝐨𝐫𝐞`, ligatures), accents stripped, look-alike Cyrillic and Greek letters mapped
  * to Latin (Unicode confusables), whitespace runs collapsed, spaced-out words joined (`i g n o r e`), leetspeak

@@ -1,5 +1,5 @@
 /**
- * The curated prompt-injection pattern set (reference §5: nine groups — instruction override, developer/admin
+ * The curated prompt-injection pattern set (nine groups — instruction override, developer/admin
  * mode, system override, prompt extraction, role manipulation, DAN, safety bypass, tag/role spoofing, control
  * tokens), run on normalised text (normalize.ts: disguises undone, spelled-out words joined; whitespace left as
  * it is, hence `\s*` between words). Versioned: a change to the set bumps `INJECTION_PATTERNS_VERSION`, which the

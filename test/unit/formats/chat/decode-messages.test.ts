@@ -130,7 +130,7 @@ describe("assistant and tool messages", () => {
     });
   });
 
-  test("format `unknown` (what the encoder writes for reasoning of no named family) decodes to no family (issue 17 item 11)", () => {
+  test("format `unknown` (what the encoder writes for reasoning of no named family) decodes to no family", () => {
     const request = decodeMessages([
       { role: "user", content: "q" },
       { role: "assistant", content: "a", reasoning_details: [{ type: "reasoning.text", text: "hmm", format: "unknown", index: 0 }] },

@@ -1,4 +1,4 @@
-/** stream ≡ collect (ARCHITECTURE §2, §8): reassembled chunks equal encode(collect(events)). */
+/** stream ≡ collect: reassembled chunks equal encode(collect(events)). */
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
 import { encodeChat } from "../../../../core/formats/chat/encode.ts";

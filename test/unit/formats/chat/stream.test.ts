@@ -1,4 +1,4 @@
-/** streamChat: canonical events → chat.completion.chunk SSE frames (reference b10). */
+/** streamChat: canonical events → chat.completion.chunk SSE frames. */
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../../../core/errors.ts";
 import type { ChatChunk, ChatDelta } from "../../../../core/formats/chat/chunk.ts";
@@ -70,7 +70,7 @@ describe("streamChat", () => {
     ]);
   });
 
-  test("without include_usage the usage rides on the finish chunk, which is last before [DONE] (issue 17 item 8)", async () => {
+  test("without include_usage the usage rides on the finish chunk, which is last before [DONE]", async () => {
     const chunks = await chunksOf(textStream, { includeUsage: false });
     expect(chunks.at(-1)).toEqual({ ...choice({}, "stop", "stop"), usage: textUsage });
     // No extra empty-`choices` chunk, which older clients index into.

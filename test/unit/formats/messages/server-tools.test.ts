@@ -1,5 +1,5 @@
 /**
- * Server tools on Messages: a `server_tool_use` block and its result block per call (reference §1c), the same blocks
+ * Server tools on Messages: a `server_tool_use` block and its result block per call, the same blocks
  * streamed with consecutive indexes, `usage.server_tool_use`, citations on text, and replayed pairs in a request.
  */
 import { describe, expect, test } from "bun:test";

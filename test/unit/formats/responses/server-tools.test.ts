@@ -1,5 +1,5 @@
 /**
- * Server tools on Responses (reference §1c-1e): `service:*` output items between per-turn message items, their stream
+ * Server tools on Responses: `service:*` output items between per-turn message items, their stream
  * events, `server_tool_use_details`, citations, and replayed items in `input`.
  */
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-/** core/formats/shared/server-tool-fields.ts: the per-tool fields of a server-tool item (reference §1c). */
+/** core/formats/shared/server-tool-fields.ts: the per-tool fields of a server-tool item. */
 import { describe, expect, test } from "bun:test";
 import type { ServerToolPart } from "../../../../core/model/parts.ts";
 import { serverToolFields } from "../../../../core/formats/shared/server-tool-fields.ts";

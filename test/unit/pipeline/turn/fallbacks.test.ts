@@ -381,7 +381,7 @@ describe("streamed", () => {
     expect(fourth.calls).toHaveLength(0);
   });
 
-  test("a prompt count reported before the first token is not output: an error after it still falls back (issue 17 item 9)", async () => {
+  test("a prompt count reported before the first token is not output: an error after it still falls back", async () => {
     const early: StreamEvent[] = [
       { type: "start", id: "u", model: "m", provider: "p1", created: 1 },
       { type: "usage", usage: usageOf(12, 0) },

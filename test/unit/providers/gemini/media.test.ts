@@ -1,4 +1,4 @@
-/** Gemini `inlineData` output parts → canonical image and audio events (issue 17 item 4). */
+/** Gemini `inlineData` output parts → canonical image and audio events. */
 import { describe, expect, test } from "bun:test";
 import { audioFormatOf, mediaEvent } from "../../../../providers/gemini/media.ts";
 

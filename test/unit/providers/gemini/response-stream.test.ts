@@ -75,7 +75,7 @@ describe("gemini stream", () => {
     const out = await events(sse(TEXT_STREAM_CHUNKS));
     expect(out).toEqual([
       { type: "start", id: "r-1", model: "gemini-2.5-pro", provider: "gemini", created: 1_700_000_000 },
-      // The prompt count of the first chunk, reported at once (issue 17 item 9).
+      // The prompt count of the first chunk, reported at once.
       { type: "usage", usage: { input: { total: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } } },
       { type: "reasoning-start", id: "reasoning-0", format: "google-gemini-v1" },
       { type: "reasoning-delta", id: "reasoning-0", delta: "Thinking about the question" },

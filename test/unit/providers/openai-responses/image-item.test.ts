@@ -1,4 +1,4 @@
-/** OpenAI Responses `image_generation_call` items → image parts (issue 17 item 4). */
+/** OpenAI Responses `image_generation_call` items → image parts. */
 import { describe, expect, test } from "bun:test";
 import { imageFromItem } from "../../../../providers/openai-responses/image-item.ts";
 

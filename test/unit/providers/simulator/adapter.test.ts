@@ -43,7 +43,7 @@ describe("simulator adapter (in-process)", () => {
     const events = await drain(await simulator.stream(callFor(request())));
     expect(events.map((e) => e.type)).toEqual([
       "start",
-      "usage", // the prompt's tokens, known before the first one (issue 17 item 9)
+      "usage", // the prompt's tokens, known before the first one
       "reasoning-start",
       "reasoning-delta",
       "reasoning-end",

@@ -183,7 +183,7 @@ describe("schema values (nested, referenced, unions, bounds)", () => {
   });
 });
 
-describe("structured replies (issue 17 item 12)", () => {
+describe("structured replies", () => {
   const schema = { type: "object", properties: { city: { type: "string" }, population: { type: "integer", minimum: 1000 } }, required: ["city", "population"] };
 
   test("json_schema: the reply is JSON of the schema, in pieces that join to it, counted as output tokens", () => {

@@ -37,7 +37,7 @@ describe("simulator server", () => {
     });
   });
 
-  test("response_format json_schema / json_object: the content is JSON built from the schema (issue 17 item 12)", async () => {
+  test("response_format json_schema / json_object: the content is JSON built from the schema", async () => {
     const schema = { type: "object", properties: { city: { type: "string" }, rank: { type: "integer" } }, required: ["city", "rank"] };
     const reply = async (format: unknown) => {
       const body = (await (await post({ model: "m", messages: [{ role: "user", content: "hi" }], response_format: format })).json()) as { choices: Array<{ message: { content: string } }> };

@@ -54,7 +54,7 @@ describe("parameters", () => {
     expect(refusal("service:files", { engine: "native" })).toBe('tools[0].parameters.engine: unknown parameter "engine"');
   });
 
-  test.each(["chat", "responses", "messages"] as const)("all four are accepted on %s (issue 13: every inbound format)", (format) => {
+  test.each(["chat", "responses", "messages"] as const)("all four are accepted on %s (every inbound format)", (format) => {
     for (const type of ["service:bash", "service:shell", "service:files", "service:apply_patch"]) {
       expect(declaredTools(request(type, undefined, format), env())?.list).toHaveLength(1);
     }

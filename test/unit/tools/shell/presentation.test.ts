@@ -1,6 +1,6 @@
 /**
- * How the container tools' calls reach clients: Responses items (reference §1c fields plus container_id), Messages
- * result blocks (`service_<tool>_tool_result`), and the Messages result's `container` (issue 13 part 5), in a whole
+ * How the container tools' calls reach clients: Responses items, Messages
+ * result blocks (`service_<tool>_tool_result`), and the Messages result's `container`, in a whole
  * result and on the stream's `message_delta`.
  */
 import { describe, expect, test } from "bun:test";
