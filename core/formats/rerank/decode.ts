@@ -5,11 +5,8 @@
  */
 import { errors } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
-import { warn, type Warning } from "../../model/warnings.ts";
-import { textMessage } from "../../retrieval/texts.ts";
 import type { RerankTask } from "../../retrieval/types.ts";
-import { foldRoute } from "../shared/route.ts";
-import { sessionOf } from "../shared/session.ts";
+import { retrievalRequest, unknownFieldWarnings } from "../shared/retrieval-request.ts";
 import { KNOWN_FIELDS, type RerankRequestBody } from "./schema.ts";
 
 function invalid(field: string, message: string): never {
@@ -26,35 +23,11 @@ function documentText(document: RerankRequestBody["documents"][number], index: n
 
 export function decodeRerank(body: Record<string, unknown>, headers: Headers): CanonicalRequest {
   const req = body as RerankRequestBody;
-  const warnings: Warning[] = [];
-  for (const key of Object.keys(body)) {
-    if (!KNOWN_FIELDS.has(key)) warn(warnings, "unknown_field", key, `Unknown field \`${key}\` was ignored`);
-  }
+  const warnings = unknownFieldWarnings(body, KNOWN_FIELDS);
   if (req.query.length === 0) invalid("query", "must not be an empty string");
   if (req.documents.length === 0) invalid("documents", "must not be an empty array");
   const documents = req.documents.map(documentText);
   const task: RerankTask = { kind: "rerank" };
   if (req.top_n !== undefined) task.topN = req.top_n;
-  const request: CanonicalRequest = {
-    format: "chat",
-    model: req.model,
-    models: req.models ?? [],
-    system: [],
-    messages: [textMessage(req.query), ...documents.map(textMessage)],
-    tools: [],
-    sampling: {},
-    maxTokens: 0,
-    stream: false,
-    plugins: [],
-    task,
-    warnings,
-    original: body,
-  };
-  const provider = foldRoute(req.provider, undefined);
-  if (provider !== undefined) request.provider = provider;
-  const session = sessionOf(req.session_id, headers);
-  if (session !== undefined) request.sessionId = session;
-  if (req.user !== undefined) request.user = req.user;
-  if (req.trace !== undefined) request.trace = req.trace;
-  return request;
+  return retrievalRequest(body, headers, [req.query, ...documents], task, warnings);
 }
