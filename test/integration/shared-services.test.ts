@@ -2,32 +2,18 @@
  * The whole gateway on Postgres + Redis, two instances sharing them (as two processes would): keys, usage and
  * revocation are one state. Runs when DATABASE_URL (postgres) and REDIS_URL are set, as in CI.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { createTempSchema, type TempSchema } from "../support/pg-schema.ts";
-import { ADMIN_KEY, startTestGateway, type TestGateway } from "../support/gateway.ts";
+import { ADMIN_KEY, type TestGateway } from "../support/gateway.ts";
+import { sharedStoresFor, twoNodes } from "../support/two-nodes.ts";
 
-const POSTGRES_URL = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
-const REDIS_URL = process.env.REDIS_URL;
-const enabled = POSTGRES_URL !== undefined && REDIS_URL !== undefined;
-if (!enabled) console.log("shared-services: skipped (set DATABASE_URL=postgres://… and REDIS_URL=redis://… to run)");
+const enabled = sharedStoresFor("shared-services");
 
-let schema: TempSchema;
 let a: TestGateway;
 let b: TestGateway;
 
 describe.skipIf(!enabled)("two gateways on one Postgres and one Redis", () => {
-  beforeAll(async () => {
-    schema = await createTempSchema(POSTGRES_URL!);
-    const env = { DATABASE_URL: schema.url, REDIS_URL };
-    a = await startTestGateway({ env });
-    b = await startTestGateway({ env });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await schema?.drop();
-  });
+  twoNodes((x, y) => ([a, b] = [x, y]));
 
   test("a key created on one gateway works on the other, with usage shared", async () => {
     const client = new OpenAI({ baseURL: b.baseUrl, apiKey: a.inferenceKey, maxRetries: 0 });

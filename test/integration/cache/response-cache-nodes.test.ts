@@ -7,20 +7,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startFaultUpstream, type FaultUpstream } from "../../support/fault-upstream.ts";
-import { ADMIN_KEY, startTestGateway, type TestGateway } from "../../support/gateway.ts";
+import { ADMIN_KEY, type TestGateway } from "../../support/gateway.ts";
 import { chatOnce, sdkClient } from "../../support/openrouter-sdk.ts";
-import { createTempSchema, POSTGRES_URL, type TempSchema } from "../../support/pg-schema.ts";
+import { sharedStoresFor, twoNodes } from "../../support/two-nodes.ts";
 
 type Json = Record<string, any>;
 
-const REDIS_URL = process.env.REDIS_URL;
-const enabled = POSTGRES_URL !== undefined && REDIS_URL !== undefined;
-if (!enabled) console.log("response-cache-nodes: skipped (set DATABASE_URL=postgres://… and REDIS_URL=redis://… to run)");
+const enabled = sharedStoresFor("response-cache-nodes");
 
 const run = crypto.randomUUID().slice(0, 8);
 const MODEL = `acme/cached-${run}`;
 const CACHE = { headers: { "X-Service-Cache": "true", "X-Service-Metadata": "enabled" } };
-let schema: TempSchema;
 let up: FaultUpstream;
 let a: TestGateway;
 let b: TestGateway;
@@ -37,21 +34,12 @@ async function written(gw: TestGateway, before: number): Promise<void> {
 }
 
 describe.skipIf(!enabled)("two gateways on one Postgres and one Redis share the response cache", () => {
-  beforeAll(async () => {
-    schema = await createTempSchema(POSTGRES_URL!);
-    up = startFaultUpstream(`acme-${run}`);
-    const file = { simulator: true, providers: [{ id: `acme-${run}`, adapter: "openai", base_url: up.url, api_key: "k", models: [{ id: MODEL, upstream_model: "m", pricing: { prompt: 1e-6, completion: 2e-6 } }] }] };
-    const env = { DATABASE_URL: schema.url, REDIS_URL };
-    a = await startTestGateway({ file, env });
-    b = await startTestGateway({ file, env });
-  });
-
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    up?.stop();
-    await schema?.drop();
-  });
+  beforeAll(() => void (up = startFaultUpstream(`acme-${run}`)));
+  afterAll(() => up?.stop());
+  twoNodes(
+    (x, y) => ([a, b] = [x, y]),
+    () => ({ file: { simulator: true, providers: [{ id: `acme-${run}`, adapter: "openai", base_url: up.url, api_key: "k", models: [{ id: MODEL, upstream_model: "m", pricing: { prompt: 1e-6, completion: 2e-6 } }] }] } }),
+  );
 
   test("an answer kept by one gateway is a hit on the other (openai client, then the OpenRouter SDK streamed)", async () => {
     const onA = new OpenAI({ baseURL: a.baseUrl, apiKey: a.inferenceKey, maxRetries: 0 });

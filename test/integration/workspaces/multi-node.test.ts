@@ -4,32 +4,19 @@
  * the other at once, and deleting it on one stops its keys on both. Runs when DATABASE_URL (postgres) and REDIS_URL
  * are set; workspaces are made per run, so kv state of other runs sharing the Redis never interferes.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ADMIN_KEY, startTestGateway, type TestGateway } from "../../support/gateway.ts";
-import { createTempSchema, POSTGRES_URL, type TempSchema } from "../../support/pg-schema.ts";
+import { describe, expect, test } from "bun:test";
+import { ADMIN_KEY, type TestGateway } from "../../support/gateway.ts";
+import { sharedStoresFor, twoNodes } from "../../support/two-nodes.ts";
 
 type Json = Record<string, any>;
 
-const REDIS_URL = process.env.REDIS_URL;
-const enabled = POSTGRES_URL !== undefined && REDIS_URL !== undefined;
-if (!enabled) console.log("workspaces multi-node: skipped (set DATABASE_URL=postgres://… and REDIS_URL=redis://… to run)");
+const enabled = sharedStoresFor("workspaces multi-node");
 
-let schema: TempSchema;
 let a: TestGateway;
 let b: TestGateway;
 
 describe.skipIf(!enabled)("workspaces on two gateways, one Postgres and one Redis", () => {
-  beforeAll(async () => {
-    schema = await createTempSchema(POSTGRES_URL!);
-    const env = { DATABASE_URL: schema.url, REDIS_URL };
-    a = await startTestGateway({ env });
-    b = await startTestGateway({ env });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await schema?.drop();
-  });
+  twoNodes((x, y) => ([a, b] = [x, y]));
 
   const admin = async (gw: TestGateway, path: string, init: RequestInit & { json?: unknown } = {}) => {
     const response = await gw.request(path, { ...init, key: ADMIN_KEY });
