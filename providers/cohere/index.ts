@@ -5,6 +5,7 @@
  * - embed: `POST {base_url}/embed` `{model, texts, input_type, embedding_types: ["float"], output_dimension?}` →
  *   `embeddings.float`, `meta.billed_units.input_tokens`. `input_type` is required by Cohere: `search_document`
  *   unless the request says otherwise. Token-id inputs are refused (Cohere embeds texts only).
+ * Both shapes are checked against the official `cohere-ai` client (test/integration/embeddings/retrieval-fakes-sdk.test.ts).
  * Bearer key; default base URL https://api.cohere.com/v2.
  */
 import { defineProvider, type EmbeddingCall, type EmbeddingResult, type RerankCall, type RerankResult } from "../../core/sdk/index.ts";

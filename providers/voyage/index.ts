@@ -2,7 +2,9 @@
  * The `voyage` adapter (README "Embeddings and rerank"): Voyage AI's API, rerank and embedding models only.
  * - rerank: `POST {base_url}/rerank` `{model, query, documents, top_k}` → `data[].{index, relevance_score}`,
  *   `usage.total_tokens`;
- * - embed: `POST {base_url}/embeddings` `{model, input, input_type?, output_dimension?}` (OpenAI's reply shape).
+ * - embed: `POST {base_url}/embeddings` `{model, input, input_type?, output_dimension?}` → `data[].{index, embedding}`
+ *   (OpenAI's list), `usage.total_tokens` only (no `prompt_tokens`: the shared reader falls back to it).
+ * Both shapes are checked against the official `voyageai` client (test/integration/embeddings/retrieval-fakes-sdk.test.ts).
  * Bearer key; default base URL https://api.voyageai.com/v1.
  */
 import { defineProvider, type EmbeddingCall, type RerankCall, type RerankResult } from "../../core/sdk/index.ts";

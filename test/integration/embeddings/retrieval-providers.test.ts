@@ -1,8 +1,9 @@
 /**
  * The retrieval-only adapters (README "Embeddings and rerank"): Cohere (v2 rerank and embed), Jina and Voyage
  * (rerank, OpenAI-shaped embeddings), each against the loopback fake in its upstream's shape: what each receives,
- * and the answers the gateway makes of their replies (the peer SDK parses the rerank result). Neither has an
- * official client among the project's dependencies; the fake follows their published request and reply shapes.
+ * and the answers the gateway makes of their replies (the peer SDK parses the rerank result). The fake's Cohere and
+ * Voyage routes are checked against the official `cohere-ai` and `voyageai` clients in retrieval-fakes-sdk.test.ts;
+ * Jina has no official JavaScript client, so its routes follow Jina's published request and reply shapes.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { fakeVector, startFakeRetrieval, type FakeRetrieval } from "../../support/fake-retrieval/server.ts";

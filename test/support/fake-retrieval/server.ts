@@ -2,7 +2,9 @@
  * ONE loopback fake of the retrieval APIs the gateway's adapters call (README "Embeddings and rerank"), each in its
  * upstream's own shape, recording every request: OpenAI `POST /v1/embeddings` (also under an Azure deployment path),
  * Gemini `:embedContent` / `:batchEmbedContents`, Bedrock `InvokeModel` for Titan and Cohere embedding models, and
- * Cohere `/v2/embed`, and the Cohere (`/v2/rerank`), Jina (`/v1/rerank`) and Voyage (`/v1/rerank`) rerank calls. A vector is
+ * Cohere `/v2/embed`, Voyage `/v1/embeddings`, and the Cohere (`/v2/rerank`), Jina (`/v1/rerank`) and Voyage (`/v1/rerank`)
+ * rerank calls. The Cohere and Voyage routes are checked against their official clients
+ * (test/integration/embeddings/retrieval-fakes-sdk.test.ts). A vector is
  * `[characters, words, 1]` of its input (token ids: `[ids, first id, 1]`); a rerank score is the share of the query's
  * words in the document. `fail(status)` makes the next requests fail with that status.
  */
@@ -48,6 +50,12 @@ const words = (texts: string[]) => texts.reduce((n, t) => n + t.split(/\s+/).fil
 
 /** The answer of one request, by path; undefined: 404. */
 function answer(path: string, body: Record<string, any>): unknown {
+  if (path.endsWith("/voyage/v1/embeddings")) {
+    // Voyage's own list: in input order, and usage with total_tokens only (no prompt_tokens), as `voyageai` reads it.
+    const inputs: string[] = typeof body.input === "string" ? [body.input] : body.input;
+    const data = inputs.map((input, index) => ({ object: "embedding", embedding: fakeVector(input), index }));
+    return { object: "list", data, model: body.model, usage: { total_tokens: words(inputs) } };
+  }
   if (path.endsWith("/embeddings")) {
     const inputs: Array<string | number[]> = typeof body.input === "string" ? [body.input] : typeof body.input?.[0] === "number" ? [body.input] : body.input;
     // Reversed on purpose: the adapter must put the vectors back in order by their index.
@@ -65,7 +73,7 @@ function answer(path: string, body: Record<string, any>): unknown {
     return { id: "c1", embeddings: { float: body.texts.map((t: string) => fakeVector(t)) }, texts: body.texts, response_type: "embeddings_by_type" };
   }
   if (path.endsWith("/v2/embed")) {
-    return { id: "e1", embeddings: { float: body.texts.map((t: string) => fakeVector(t)) }, texts: body.texts, meta: { billed_units: { input_tokens: words(body.texts) } } };
+    return { id: "e1", embeddings: { float: body.texts.map((t: string) => fakeVector(t)) }, texts: body.texts, meta: { billed_units: { input_tokens: words(body.texts) } }, response_type: "embeddings_by_type" };
   }
   if (path.endsWith("/v2/rerank")) {
     const results = ranked(body.query, body.documents, body.top_n).map((r) => ({ index: r.index, relevance_score: r.score }));
