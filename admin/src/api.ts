@@ -3,6 +3,8 @@
  * tab closes), is sent as a bearer header and never appears in a URL.
  */
 const STORE = "gateway-admin-key";
+/** The workspace the operator chose in the switcher (main.ts), for this tab only; absent = the key's own. */
+const WORKSPACE = "gateway-admin-workspace";
 const BASE = "/api/v1";
 
 export class ApiError extends Error {
@@ -24,6 +26,28 @@ export function saveKey(key: string): void {
 
 export function forgetKey(): void {
   sessionStorage.removeItem(STORE);
+  sessionStorage.removeItem(WORKSPACE);
+}
+
+export function chosenWorkspace(): string | null {
+  return sessionStorage.getItem(WORKSPACE);
+}
+
+/** Makes every later management call act in `id` (null: in the signed-in key's own workspace). */
+export function chooseWorkspace(id: string | null): void {
+  if (id === null) sessionStorage.removeItem(WORKSPACE);
+  else sessionStorage.setItem(WORKSPACE, id);
+}
+
+/**
+ * The path naming the chosen workspace: the operator acts in another workspace by `?workspace_id=` on any management
+ * route (README "Workspaces"), reads and writes alike, so a key edited in that workspace's list is found there.
+ * `/models` is not a management route, and `/workspaces` lists every workspace whichever is chosen.
+ */
+function scoped(path: string): string {
+  const workspace = chosenWorkspace();
+  if (!workspace || path.startsWith("/models") || path.startsWith("/workspaces") || /[?&]workspace_id=/.test(path)) return path;
+  return `${path}${path.includes("?") ? "&" : "?"}workspace_id=${encodeURIComponent(workspace)}`;
 }
 
 export async function api<T = Record<string, unknown>>(path: string, init: { method?: string; json?: unknown; key?: string } = {}): Promise<T> {
@@ -31,7 +55,7 @@ export async function api<T = Record<string, unknown>>(path: string, init: { met
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
   if (init.json !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(BASE + path, { method: init.method ?? "GET", headers, ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) });
+  const response = await fetch(BASE + scoped(path), { method: init.method ?? "GET", headers, ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) });
   const text = await response.text();
   const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   if (!response.ok) {
@@ -43,7 +67,7 @@ export async function api<T = Record<string, unknown>>(path: string, init: { met
 
 export async function apiText(path: string): Promise<string> {
   const key = savedKey();
-  const response = await fetch(BASE + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const response = await fetch(BASE + scoped(path), { headers: key ? { authorization: `Bearer ${key}` } : {} });
   if (!response.ok) throw new ApiError(response.status, `HTTP ${response.status}`);
   return response.text();
 }

@@ -4,7 +4,7 @@
  * fragment says there is no such view. Everything it shows comes from the public management API.
  */
 import "./style.css";
-import { api, ApiError, forgetKey, savedKey, saveKey } from "./api.ts";
+import { api, ApiError, chooseWorkspace, forgetKey, savedKey, saveKey } from "./api.ts";
 import { clear, field, h, status } from "./dom.ts";
 import { batchesView } from "./views/batches.ts";
 import { containersView } from "./views/containers.ts";
@@ -13,6 +13,7 @@ import { guardrailsView } from "./views/guardrails.ts";
 import { keysView } from "./views/keys.ts";
 import { presetsView } from "./views/presets.ts";
 import { usageView } from "./views/usage.ts";
+import { workspaceSwitcher } from "./workspace-switcher.ts";
 
 type View = (root: HTMLElement) => void | (() => void);
 
@@ -58,6 +59,7 @@ function signIn(message = ""): void {
 async function check(key: string, note: HTMLElement): Promise<void> {
   try {
     // A management key may list keys; an inference key (403) or an unknown one (401) may not.
+    chooseWorkspace(null);
     await api("/keys", { key });
     saveKey(key);
     shell();
@@ -75,8 +77,10 @@ function shell(): void {
     h("ul", {}, ...VIEWS.map((v) => h("li", {}, h("a", { href: `#${v.id}`, "data-view": v.id }, v.title)))),
     h("button", { type: "button", class: "link", on: { click: () => (forgetKey(), signIn("Signed out.")) } }, "Sign out"),
   );
-  app.append(h("header", {}, h("span", { class: "brand" }, "Gateway admin"), nav), main);
+  const switcher = h("div", { class: "workspace-switcher" });
+  app.append(h("header", {}, h("span", { class: "brand" }, "Gateway admin"), switcher, nav), main);
   route();
+  void workspaceSwitcher(switcher, route);
 }
 
 function route(): void {

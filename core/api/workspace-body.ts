@@ -3,6 +3,7 @@
  * `UpdateWorkspaceRequest`) plus `settings`, the gateway's per-workspace settings (README "Workspaces").
  */
 import { t, type Static } from "elysia";
+import { CacheSettingSchema } from "../cache/setting-body.ts";
 import { RateLimitSchema } from "../config/routing-limits.ts";
 import { errors } from "../errors.ts";
 import type { WorkspaceSettings } from "../store/types/workspaces.ts";
@@ -16,6 +17,7 @@ export const WorkspaceSettingsBody = t.Object(
     plugins: t.Optional(t.Union([t.Array(t.Object({ id: t.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: true }), { maxItems: 64 }), t.Null()])),
     rate_limit: t.Optional(t.Union([RateLimitSchema, t.Null()])),
     generation_retention_days: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 36_500 }), t.Null()])),
+    cache: t.Optional(t.Union([CacheSettingSchema, t.Null()])),
   },
   { additionalProperties: false },
 );

@@ -35,6 +35,7 @@ export function workspaceView(w: Workspace, defaultGuardrailId: string | undefin
       plugins: s.plugins ?? null,
       rate_limit: s.rate_limit ?? null,
       generation_retention_days: s.generation_retention_days ?? null,
+      cache: s.cache ?? null,
     },
   };
 }

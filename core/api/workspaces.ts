@@ -17,6 +17,8 @@ import { SlugTaken, type BudgetInterval, type Workspace, type WorkspaceSettings 
 import { PLUGIN_SWITCHES, pluginDefaults } from "../pipeline/plugins/active.ts";
 import { checkModuleOptions } from "../registry/options.ts";
 import { workspaceSettingsOf } from "../workspaces/settings-service.ts";
+import { checkedSetting, settingView } from "../cache/setting-body.ts";
+import { cacheConfigOf } from "../config/cache.ts";
 import { managementOnly } from "./management-only.ts";
 import { CreateWorkspaceBody, PatchWorkspaceBody, settingsOf } from "./workspace-body.ts";
 import { budgetView, workspaceView } from "./workspace-view.ts";
@@ -60,6 +62,7 @@ export function workspaceRoutes(deps: Deps, auth: Authenticator, defaultWorkspac
   const changed = async (id: string) => settings.invalidate(id);
   /** The settings, with every plugin entry checked as a config entry is at start-up (a 400 naming the field). */
   const checked = (next: WorkspaceSettings): WorkspaceSettings => {
+    if (next.cache) next.cache = settingView(checkedSetting(next.cache, "settings.cache", cacheConfigOf(deps.config).maxTtlSeconds));
     for (const [index, entry] of (next.plugins ?? []).entries()) {
       const field = `settings.plugins[${index}]`;
       const plugin = deps.registry.plugin(entry.id);

@@ -28,11 +28,11 @@ export const TTL_HEADER = "x-service-cache-ttl";
 export const CLEAR_HEADER = "x-service-cache-clear";
 
 /**
- * The workspace's own `cache` setting: workspaces have no settings yet (they come with workspace management); when
- * they do, this is where the workspace's default joins the chain.
+ * The workspace's own `cache` setting (`settings.cache` of `PATCH /workspaces/{id}`), as the limits stage found it in
+ * the workspace's cached state (core/pipeline/stages/limits.ts), which runs before the cache stage.
  */
-export function workspaceCacheSetting(_ctx: RequestContext): CacheSetting | undefined {
-  return undefined;
+export function workspaceCacheSetting(ctx: RequestContext): CacheSetting | undefined {
+  return ctx.workspaceCache;
 }
 
 /**
@@ -55,7 +55,7 @@ export function cacheDecisionOf(ctx: RequestContext, settings: CacheConfig): Cac
     if (!setting?.enabled) return ignoredTtl(ctx);
   }
   const fromHeader = ttlHeader(headers, settings.maxTtlSeconds);
-  const ttlSeconds = fromHeader ?? ctx.presetCache?.ttlSeconds ?? ctx.principal?.record?.cache?.ttlSeconds ?? settings.defaultTtlSeconds;
+  const ttlSeconds = fromHeader ?? ctx.presetCache?.ttlSeconds ?? ctx.principal?.record?.cache?.ttlSeconds ?? ctx.workspaceCache?.ttlSeconds ?? settings.defaultTtlSeconds;
   return { ttlSeconds: Math.min(ttlSeconds, settings.maxTtlSeconds), force, clear: headers.get(CLEAR_HEADER)?.trim().toLowerCase() === "true" };
 }
 

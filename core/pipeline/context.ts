@@ -64,6 +64,8 @@ export interface RequestContext {
   batchId?: string;
   /** The `cache` setting of the preset the request named, when it has one (README "Response cache"); set by the edge. */
   presetCache?: CacheSetting;
+  /** The `cache` setting of the request's workspace, when it has one (README "Response cache"); set by the limits stage. */
+  workspaceCache?: CacheSetting;
   /** What the response cache did, when the request used it (its stage): X-Service-Cache, service_metadata.cache. */
   cacheReport?: CacheReport;
   /** Extra reply headers: the X-RateLimit-* of a gateway-issued 429, the response cache's X-Service-Cache. */

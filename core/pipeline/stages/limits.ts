@@ -62,7 +62,11 @@ async function limited(ctx: RequestContext, next: () => Promise<Outcome>): Promi
   const pending = workspaceStateOf(ctx);
   const workspace = pending instanceof Promise ? await pending : pending;
   if (workspace.byok.length > 0) ctx.byok = workspace.byok;
-  if (workspace.active) await applyWorkspace(ctx, workspace);
+  if (workspace.active) {
+    const cache = workspace.settings.cache;
+    if (cache) ctx.workspaceCache = cache.ttl_seconds === undefined ? { enabled: cache.enabled } : { enabled: cache.enabled, ttlSeconds: cache.ttl_seconds };
+    await applyWorkspace(ctx, workspace);
+  }
   return next();
 }
 

@@ -19,6 +19,8 @@ export interface WorkspaceSettings {
   default_image_model?: string | null;
   default_provider_sort?: string | null;
   disabled_server_tools?: string[] | null;
+  /** The response cache's default for the workspace's requests (README "Response cache"); the key's and preset's win. */
+  cache?: { enabled: boolean; ttl_seconds?: number } | null;
 }
 
 /** A workspace: keys, presets, batches, guardrails, containers and generations each belong to one. */
