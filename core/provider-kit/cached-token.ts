@@ -10,6 +10,7 @@
  */
 import { isGatewayError, type GatewayError } from "../errors.ts";
 import type { FetchFunction, ModuleHelpers } from "../registry/helpers.ts";
+import { untilAborted } from "../util/until-aborted.ts";
 
 /** A token request that hangs must not hold every request of the provider: it fails after this long. */
 export const TOKEN_TIMEOUT_MS = 30_000;
@@ -189,24 +190,4 @@ function parseObject(text: string): Record<string, unknown> {
   } catch {
     return {};
   }
-}
-
-/** The promise, or the signal's reason as soon as it aborts (the promise itself goes on). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
