@@ -22,6 +22,7 @@
 import { lookup } from "node:dns/promises";
 import { ConfigError } from "../config/load.ts";
 import type { FetchFunction } from "../registry/helpers.ts";
+import { untilAborted } from "../util/until-aborted.ts";
 import { AllowListError, formatIp, parseAllowList, parseHost, refusalReason, type AllowList, type IpAddress } from "./address.ts";
 import { NetworkPolicyError } from "./policy-error.ts";
 
@@ -90,7 +91,8 @@ export function createSafeFetch(options: SafeFetchOptions): FetchFunction {
     }
     let answers: string[];
     try {
-      answers = await abortable(resolve(url.hostname), signal);
+      // A lookup cannot be cancelled, only left behind.
+      answers = await untilAborted(resolve(url.hostname), signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw new Error(`could not resolve ${url.hostname}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
@@ -198,24 +200,4 @@ function withUrl(response: Response, url: URL, redirected: boolean): Response {
     // A frozen response (a test fake) keeps its own values.
   }
   return response;
-}
-
-/** The promise, or the signal's reason as soon as it aborts (a lookup cannot be cancelled, only left behind). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

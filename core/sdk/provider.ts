@@ -46,6 +46,10 @@ export {
 export type { NativeWebSearchParameters, ServerTool } from "../provider-kit/native-tools.ts";
 export { resolveDeferredTools } from "../provider-kit/deferred-tools.ts";
 
+// Bearer tokens from an OAuth 2 token endpoint: cached, renewed in the background, one request shared by every waiter.
+export { CachedToken, REFUSAL_PAUSE_MS, RENEWAL_PAUSE_MS, TOKEN_TIMEOUT_MS } from "../provider-kit/cached-token.ts";
+export type { TokenContext, TokenIssuer, TokenRefusal } from "../provider-kit/cached-token.ts";
+
 // Embeddings: the OpenAI-shaped call (OpenAI, compatible servers, Azure deployments), floats in input order.
 export { openAiEmbeddings, openAiEmbeddingsBody } from "../provider-kit/openai-embeddings.ts";
 export type { OpenAiEmbeddingsBody } from "../provider-kit/openai-embeddings.ts";
