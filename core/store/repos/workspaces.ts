@@ -48,11 +48,13 @@ export function createWorkspaceRepo(db: Kysely<StoreDatabase>, clock: StoreClock
     get,
     create: create as WorkspaceRepo["create"],
     async ensureDefault() {
-      // Insert-or-nothing, then read: race-safe on both dialects, and the first writer's row wins everywhere.
+      // Insert-or-nothing, then read: race-safe on both dialects, and the first writer's row wins everywhere. No
+      // conflict target: two processes inserting the row at once collide on the slug's unique index as well as on
+      // the id, and Postgres ignores only the conflicts of the target it is given.
       await db
         .insertInto("workspaces")
         .values({ id: DEFAULT_WORKSPACE_ID, name: DEFAULT_WORKSPACE_NAME, slug: DEFAULT_WORKSPACE_NAME, created_at: Math.round(clock.now()) })
-        .onConflict((oc) => oc.column("id").doNothing())
+        .onConflict((oc) => oc.doNothing())
         .execute();
       const workspace = await get(DEFAULT_WORKSPACE_ID);
       if (!workspace) throw new Error("store: the default workspace vanished right after being ensured");
