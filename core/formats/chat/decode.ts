@@ -4,7 +4,6 @@ import { hashSafetyIdentifier } from "../shared/safety-identifier.ts";
 import { serviceStopConditions } from "../shared/tool-spelling.ts";
 import { errors } from "../../errors.ts";
 import type { CanonicalRequest, ServiceTier } from "../../model/request.ts";
-import { warn, type Warning } from "../../model/warnings.ts";
 import { decodeMessages } from "./decode-messages.ts";
 import {
   assignDefined,
@@ -17,6 +16,7 @@ import {
 } from "./decode-options.ts";
 import { checkMetadata } from "./metadata.ts";
 import { KNOWN_FIELDS, type ChatRequest } from "./schema.ts";
+import { unknownFieldWarnings } from "../shared/unknown-fields.ts";
 
 type Output = NonNullable<CanonicalRequest["output"]>;
 type Debug = NonNullable<CanonicalRequest["debug"]>;
@@ -30,10 +30,7 @@ const MAX_SESSION_ID = 256;
 export function decodeChat(body: Record<string, unknown>, headers: Headers): CanonicalRequest {
   // The edge validated `body` against ChatRequestSchema, which is what this cast relies on.
   const req = body as ChatRequest;
-  const warnings: Warning[] = [];
-  for (const key of Object.keys(body)) {
-    if (!KNOWN_FIELDS.has(key)) warn(warnings, "unknown_field", key, `Unknown field \`${key}\` was ignored`);
-  }
+  const warnings = unknownFieldWarnings(body, KNOWN_FIELDS);
   const { system, messages } = decodeMessages(req.messages, warnings);
   const request: CanonicalRequest = {
     format: "chat",

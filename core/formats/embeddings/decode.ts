@@ -1,7 +1,8 @@
 /** `POST /embeddings` body → canonical request with an embeddings task (README "Embeddings and rerank"). */
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { EmbeddingTask } from "../../retrieval/types.ts";
-import { retrievalRequest, unknownFieldWarnings } from "../shared/retrieval-request.ts";
+import { retrievalRequest } from "../shared/retrieval-request.ts";
+import { unknownFieldWarnings } from "../shared/unknown-fields.ts";
 import { decodeInput } from "./input.ts";
 import { KNOWN_FIELDS, type EmbeddingsRequest } from "./schema.ts";
 

@@ -12,6 +12,7 @@ import { warn, type Warning } from "../../model/warnings.ts";
 import { assignDefined } from "../chat/decode-options.ts";
 import { decodeConversation } from "./decode-content.ts";
 import { ANTHROPIC_ONLY_FIELDS, KNOWN_FIELDS, type MessagesRequest } from "./schema.ts";
+import { unknownFieldWarnings } from "../shared/unknown-fields.ts";
 
 const MAX_FALLBACKS = 3;
 const MAX_SESSION_ID = 256;
@@ -19,10 +20,7 @@ const MAX_SESSION_ID = 256;
 /** Decodes a schema-valid body; throws GatewayError `invalid_request` on the spec's 400 rules. */
 export function decodeMessagesRequest(body: Record<string, unknown>, headers: Headers): CanonicalRequest {
   const req = body as MessagesRequest;
-  const warnings: Warning[] = [];
-  for (const key of Object.keys(body)) {
-    if (!KNOWN_FIELDS.has(key)) warn(warnings, "unknown_field", key, `Unknown field \`${key}\` was ignored`);
-  }
+  const warnings = unknownFieldWarnings(body, KNOWN_FIELDS);
   const { system, messages } = decodeConversation(req.system, req.messages, warnings);
   const request: CanonicalRequest = {
     format: "messages",

@@ -6,7 +6,8 @@
 import { errors } from "../../errors.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
 import type { RerankTask } from "../../retrieval/types.ts";
-import { retrievalRequest, unknownFieldWarnings } from "../shared/retrieval-request.ts";
+import { retrievalRequest } from "../shared/retrieval-request.ts";
+import { unknownFieldWarnings } from "../shared/unknown-fields.ts";
 import { KNOWN_FIELDS, type RerankRequestBody } from "./schema.ts";
 
 function invalid(field: string, message: string): never {

@@ -5,7 +5,7 @@
  */
 import type { Message } from "../../model/parts.ts";
 import type { CanonicalRequest } from "../../model/request.ts";
-import { warn, type Warning } from "../../model/warnings.ts";
+import type { Warning } from "../../model/warnings.ts";
 import { textMessage } from "../../retrieval/texts.ts";
 import type { RetrievalTask } from "../../retrieval/types.ts";
 import { foldRoute } from "./route.ts";
@@ -19,15 +19,6 @@ export interface RetrievalBody {
   provider?: Record<string, unknown> | null;
   session_id?: string;
   trace?: Record<string, unknown>;
-}
-
-/** Warnings for the body's fields that `known` does not name (accepted and ignored, as clients send newer fields). */
-export function unknownFieldWarnings(body: Record<string, unknown>, known: ReadonlySet<string>): Warning[] {
-  const warnings: Warning[] = [];
-  for (const key of Object.keys(body)) {
-    if (!known.has(key)) warn(warnings, "unknown_field", key, `Unknown field \`${key}\` was ignored`);
-  }
-  return warnings;
 }
 
 export function retrievalRequest(body: Record<string, unknown>, headers: Headers, texts: readonly string[], task: RetrievalTask, warnings: Warning[]): CanonicalRequest {

@@ -68,13 +68,13 @@ const responsesReplay = (items: unknown[]) => ({ input: [{ role: "user", content
 
 const DECODERS: Row[] = [
   // chat decoder
-  { site: "core/formats/chat/decode.ts", format: "chat", adapter: "openai", body: { frobnicate: true }, field: "frobnicate" },
+  { site: "core/formats/shared/unknown-fields.ts", format: "chat", adapter: "openai", body: { frobnicate: true }, field: "frobnicate" },
   { site: "core/formats/chat/decode-messages.ts", format: "chat", adapter: "openai", body: { messages: [{ role: "user", content: Q, mood: "curious" }] }, field: "messages[0].mood" },
   { site: "core/formats/chat/decode-messages.ts", format: "chat", adapter: "openai", body: { messages: [{ role: "user", content: Q }, { role: "system", content: "Be brief." }] }, field: "messages[1]" },
   { site: "core/formats/chat/decode-messages.ts", format: "chat", adapter: "openai", body: { messages: [{ role: "system", content: "Be brief.", name: "rules" }, { role: "user", content: Q }] }, field: "messages[0].name" },
   { site: "core/formats/chat/decode-options.ts", format: "chat", adapter: "openai", body: { max_tokens: 100, max_completion_tokens: 200 }, field: "max_tokens" },
   // Messages decoder
-  { site: "core/formats/messages/decode.ts", format: "messages", adapter: "anthropic", body: { frobnicate: true }, field: "frobnicate" },
+  { site: "core/formats/shared/unknown-fields.ts", format: "messages", adapter: "anthropic", body: { frobnicate: true }, field: "frobnicate" },
   { site: "core/formats/messages/decode.ts", format: "messages", adapter: "anthropic", body: { metadata: { user_id: "u1", team: "a" } }, field: "metadata.team" },
   { site: "core/formats/messages/decode.ts", format: "messages", adapter: "anthropic", body: { user: "u2", metadata: { user_id: "u1" } }, field: "metadata.user_id" },
   { site: "core/formats/messages/decode-content.ts", format: "messages", adapter: "anthropic", body: { messages: [{ role: "user", content: Q }, { role: "system", content: "Be brief." }, { role: "user", content: "Please." }] }, field: "messages[1]" },
@@ -300,8 +300,8 @@ export const UNREACHABLE: Unreachable[] = [
  * same way (200 with the warning, then 422 with nothing sent) by the test named here.
  */
 export const RETRIEVAL_SITES: Array<{ site: string; field: string; test: string }> = [
-  // One site for both bodies (core/formats/shared/retrieval-request.ts); the test sends an unknown field to each route.
-  { site: "core/formats/shared/retrieval-request.ts", field: "<unknown field>", test: "test/integration/embeddings/pipeline.test.ts" },
+  // The unknown-field site the chat and Messages rows reach too; the test sends an unknown field to each route.
+  { site: "core/formats/shared/unknown-fields.ts", field: "<unknown field>", test: "test/integration/embeddings/pipeline.test.ts" },
   { site: "providers/openai/kinds/mistral-embed.ts", field: "user", test: "test/integration/embeddings/openai-kinds.test.ts" },
 ];
 
