@@ -1,20 +1,18 @@
 /**
  * `DELETE /cache` (README "Response cache"): drops a workspace's cached answers, of one requested model
- * (`?model=`) or all of them. Management keys only; a key acts on its own workspace. The operator (its management keys
- * and the config's admin key) may name another with `?workspace_id=` (core/auth/workspace-scope.ts); any other key naming a workspace not its own gets 404, as for every
- * other object of another workspace.
+ * (`?model=`) or all of them. Management keys only; a key acts on its own workspace. The operator may name another
+ * with `?workspace_id=`, as on every management route: the management macro resolves it into `principal` (and answers
+ * 404 to any other key naming a workspace not its own: core/auth/workspace-scope.ts).
  */
 import { Elysia, t } from "elysia";
 import type { Authenticator } from "../auth/authenticate.ts";
 import { workspaceGroups } from "../cache/key.ts";
 import { dropEntries } from "../cache/store.ts";
 import type { Deps } from "../deps.ts";
-import { errors } from "../errors.ts";
 import { managementOnly } from "./management-only.ts";
 
 const DropQuery = t.Object({
   model: t.Optional(t.String({ minLength: 1, maxLength: 512, description: "Only the entries of requests that asked for this model" })),
-  workspace_id: t.Optional(t.String({ minLength: 1, maxLength: 128, description: "The operator only: another workspace's entries" })),
 });
 
 export function cacheRoutes(deps: Deps, auth: Authenticator) {
@@ -24,11 +22,7 @@ export function cacheRoutes(deps: Deps, auth: Authenticator) {
     .delete(
       "/cache",
       async ({ query, principal }) => {
-        const named = query.workspace_id;
-        if (named !== undefined && named !== principal.workspaceId) {
-          if (!principal.isOperator || !(await deps.store.workspaces.get(named))) throw errors.notFound("Workspace not found");
-        }
-        const workspaceId = named ?? principal.workspaceId;
+        const workspaceId = principal.workspaceId;
         const [all, ofModel] = workspaceGroups(workspaceId, query.model ?? "");
         const deleted = await dropEntries(deps, query.model === undefined ? all : ofModel);
         return { data: { workspace_id: workspaceId, model: query.model ?? null, deleted } };
