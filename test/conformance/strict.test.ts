@@ -80,7 +80,7 @@ describe("strict mode refuses every translation warning before the upstream is c
 });
 
 describe("strict refusal of a stream is an HTTP 422, not an in-band error", () => {
-  const samples = [ROWS.find((r) => r.site === "core/formats/chat/decode.ts")!, ROWS.find((r) => r.site === "providers/gemini/request.ts" && r.field === "speed")!];
+  const samples = [ROWS.find((r) => r.format === "chat" && r.field === "frobnicate")!, ROWS.find((r) => r.site === "providers/gemini/request.ts" && r.field === "speed")!];
   for (const row of samples) {
     test(label(row), async () => {
       const strict = await post(row, { "x-service-strict": "true" }, true);
